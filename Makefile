@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rftrace: build, run and test. `make run` and `make test` set up whatever
+# is missing first (Debian 12, as root). See README.md.
+#
+#   make            build rftrace.ko against the test kernel (or KDIR=...)
+#   make run        boot the test kernel in QEMU with rftrace loaded
+#   make test       host unit tests + in-VM selftests (DEBUG=1: debug kernel)
+#   make check      rustfmt, clippy and a warning-free build
+#   make vng-test   the selftests under virtme-ng instead of the own runner
+
+VM      := tools/testing/vm
+FLAVOUR := $(if $(filter 1 y yes,$(DEBUG)),debug,fast)
+LLVM    ?= -19
+export LLVM
+
+# The kernel tree to build against: KDIR= on the command line, or the test
+# kernel built (once, then cached) by build-kernel.sh.
+kdir = $${KDIR:-$$($(VM)/build-kernel.sh $(FLAVOUR))}
+
+.PHONY: all setup kernel module run test hosttest vmtest runner-selftest check vng-test clean
+
+all: module
+
+setup:
+	@$(VM)/setup-host.sh
+
+kernel: setup
+	@$(VM)/build-kernel.sh $(FLAVOUR) >/dev/null
+
+module: setup
+	@k=$(kdir) && $(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) modules
+
+run: module
+	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode demo
+
+hosttest: setup
+	cd tools/testing/hosttests && cargo test
+
+runner-selftest:
+	@$(VM)/ktap-check --self-test
+
+vmtest: module
+	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode test
+
+test: hosttest runner-selftest vmtest
+
+vng-test: module
+	@k=$(kdir) && $(VM)/run-vng.sh --kdir "$$k"
+
+check: setup
+	@k=$(kdir) && rustfmt --check --config-path "$$k/source/.rustfmt.toml" --edition 2021 src/rftrace.rs && \
+	$(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) KCFLAGS=-Werror KRUSTFLAGS=-Dwarnings CLIPPY=1 modules
+
+clean:
+	@k=$(kdir) && $(MAKE) -s -C "$$k" M=$(CURDIR) clean || true
+	rm -rf out tools/testing/hosttests/target

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The control files of an instance: what each shows and what a write does.
+//!
+//! Each file is an [`Attribute`]: a show function, and for writable files a
+//! store function that parses the write (with the parsers of
+//! [`crate::portable`]) and applies it. Refused writes are explained in
+//! `error_log` by the file system glue.
+
+use crate::instance::{self, Instance};
+use crate::portable::{
+    cpumask::CpuMask,
+    input::{self, InputError},
+    readme, trace_options, tracer_name,
+};
+use crate::rftracefs::{Attribute, Dir};
+use crate::tracer;
+use kernel::{prelude::*, str::CString, sync::Arc};
+
+/// Read-only files.
+const READ_ONLY: u16 = 0o440;
+/// Read-write files.
+const READ_WRITE: u16 = 0o640;
+/// The longest write a one-value file accepts.
+const MAX_VALUE_WRITE: usize = 128;
+/// The longest write `tracing_cpumask` accepts (enough for `MAX_CPUS` bits).
+const MAX_MASK_WRITE: usize = 256;
+
+/// Creates the control files of `instance` in `dir`.
+pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
+    dir.file(c"README", "README", READ_ONLY, &README, instance, 0)?;
+    dir.file(c"tracing_on", "tracing_on", READ_WRITE, &TRACING_ON, instance, 0)?;
+    dir.file(c"available_tracers", "available_tracers", READ_ONLY, &AVAILABLE_TRACERS, instance, 0)?;
+    dir.file(c"current_tracer", "current_tracer", READ_WRITE, &CURRENT_TRACER, instance, 0)?;
+    dir.file(c"trace_options", "trace_options", READ_WRITE, &TRACE_OPTIONS, instance, 0)?;
+    dir.file(c"tracing_cpumask", "tracing_cpumask", READ_WRITE, &TRACING_CPUMASK, instance, 0)?;
+    dir.file(c"error_log", "error_log", READ_WRITE, &ERROR_LOG, instance, 0)?;
+    let options = dir.dir(c"options")?;
+    for (index, option) in trace_options::ALL.iter().enumerate() {
+        let name = CString::try_from_fmt(fmt!("{}", option.name))?;
+        options.file(&name, option.name, READ_WRITE, &OPTION_FILE, instance, index)?;
+    }
+    Ok(())
+}
+
+static README: Attribute = Attribute::read_only(|_, _, out| out.write_str(readme::TEXT));
+
+static TRACING_ON: Attribute = Attribute {
+    show: |inst, _, out| writeln!(out, "{}", u8::from(inst.tracing_on())),
+    store: Some(|inst, _, text| {
+        inst.set_tracing_on(input::parse_switch(text)?);
+        Ok(())
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
+
+static AVAILABLE_TRACERS: Attribute = Attribute::read_only(|_, _, out| {
+    for (i, name) in tracer::names().iter().enumerate() {
+        let sep = if i + 1 == tracer::ALL.len() { "\n" } else { " " };
+        write!(out, "{name}{sep}")?;
+    }
+    Ok(())
+});
+
+static CURRENT_TRACER: Attribute = Attribute {
+    show: |inst, _, out| writeln!(out, "{}", inst.tracer_name()),
+    store: Some(|inst, _, text| {
+        let index = tracer_name::parse(text, &tracer::names())?;
+        inst.set_tracer(tracer::ALL[index]);
+        Ok(())
+    }),
+    max_write: tracer_name::MAX_TRACER_NAME,
+    truncate: None,
+};
+
+static TRACE_OPTIONS: Attribute = Attribute {
+    show: |inst, _, out| {
+        let set = inst.options();
+        for option in trace_options::ALL {
+            let prefix = if set.has(*option) { "" } else { "no" };
+            writeln!(out, "{prefix}{}", option.name)?;
+        }
+        Ok(())
+    },
+    store: Some(|inst, _, text| {
+        let (option, on) = trace_options::parse_setting(text)?;
+        inst.set_option(option, on);
+        Ok(())
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
+
+static OPTION_FILE: Attribute = Attribute {
+    show: |inst, index, out| {
+        let on = trace_options::ALL.get(index).is_some_and(|o| inst.options().has(*o));
+        writeln!(out, "{}", u8::from(on))
+    },
+    store: Some(|inst, index, text| {
+        let on = input::parse_flag(text)?;
+        let option = trace_options::ALL.get(index).ok_or(InputError::UnknownValue)?;
+        inst.set_option(*option, on);
+        Ok(())
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
+
+static TRACING_CPUMASK: Attribute = Attribute {
+    show: |inst, _, out| writeln!(out, "{}", inst.cpumask().display(instance::nr_cpu_ids())),
+    store: Some(|inst, _, text| {
+        inst.set_cpumask(CpuMask::parse(text, instance::nr_cpu_ids())?);
+        Ok(())
+    }),
+    max_write: MAX_MASK_WRITE,
+    truncate: None,
+};
+
+/// Any write clears the log, as in ftrace; the written text is not read.
+static ERROR_LOG: Attribute = Attribute {
+    show: |inst, _, out| inst.write_errors(out),
+    store: Some(|inst, _, _| {
+        inst.clear_errors();
+        Ok(())
+    }),
+    max_write: 0,
+    truncate: Some(|inst| inst.clear_errors()),
+};

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Parsing what user space writes to rftracefs files.
+//!
+//! Writes arrive as raw bytes from `echo`, `printf` or a program. These
+//! helpers apply ftrace's rules: surrounding white space (the newline `echo`
+//! adds) is ignored, numbers are plain decimal, and anything else is refused
+//! with a reason that ends up in `error_log`.
+
+use core::fmt;
+
+/// Why a write was refused. Each maps to an errno and to the text shown in
+/// `error_log`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InputError {
+    /// Longer than the file accepts.
+    TooLong,
+    /// Bytes that are not printable text (NUL, control characters, non-ASCII).
+    NotText,
+    /// Not a number, or not a number in range.
+    BadNumber,
+    /// A well-formed value this file does not know.
+    UnknownValue,
+    /// A CPU mask naming CPUs that do not exist.
+    NoSuchCpu,
+    /// A CPU mask that is not hex digits in comma-separated 32-bit groups.
+    BadMask,
+}
+
+impl InputError {
+    /// The message `error_log` shows after `error: `.
+    pub(crate) fn message(self) -> &'static str {
+        match self {
+            InputError::TooLong => "Input is too long",
+            InputError::NotText => "Input is not printable text",
+            InputError::BadNumber => "Invalid number",
+            InputError::UnknownValue => "Unknown value",
+            InputError::NoSuchCpu => "CPU mask names a CPU that does not exist",
+            InputError::BadMask => "Invalid CPU mask",
+        }
+    }
+
+    /// The errno (positive) a write fails with.
+    pub(crate) fn errno(self) -> i32 {
+        const EINVAL: i32 = 22;
+        EINVAL
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+/// Strips ASCII white space from both ends.
+pub(crate) fn trim(input: &[u8]) -> &[u8] {
+    let start = input.iter().position(|b| !b.is_ascii_whitespace());
+    let Some(start) = start else {
+        return &[];
+    };
+    let end = input.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap_or(start);
+    &input[start..=end]
+}
+
+/// Checks that `input` is printable ASCII text (white space allowed).
+pub(crate) fn require_text(input: &[u8]) -> Result<&[u8], InputError> {
+    if input.iter().all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace()) {
+        Ok(input)
+    } else {
+        Err(InputError::NotText)
+    }
+}
+
+/// Returns the trimmed text of a one-word write, refusing binary input.
+pub(crate) fn word(input: &[u8]) -> Result<&[u8], InputError> {
+    Ok(trim(require_text(input)?))
+}
+
+/// Parses an unsigned decimal number, as `kstrtoul(.., 10, ..)` does: digits
+/// only, with surrounding white space allowed.
+pub(crate) fn parse_u64(input: &[u8]) -> Result<u64, InputError> {
+    let digits = word(input)?;
+    if digits.is_empty() {
+        return Err(InputError::BadNumber);
+    }
+    let mut value: u64 = 0;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return Err(InputError::BadNumber);
+        }
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(b - b'0')))
+            .ok_or(InputError::BadNumber)?;
+    }
+    Ok(value)
+}
+
+/// Parses an on/off switch (`tracing_on`): any number, non-zero is on.
+pub(crate) fn parse_switch(input: &[u8]) -> Result<bool, InputError> {
+    parse_u64(input).map(|v| v != 0)
+}
+
+/// Parses a 0/1 flag (files in `options/`): only 0 and 1 are accepted.
+pub(crate) fn parse_flag(input: &[u8]) -> Result<bool, InputError> {
+    match parse_u64(input)? {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(InputError::BadNumber),
+    }
+}
+
+/// Parses an octal number such as a file mode (`0750`, `750`).
+pub(crate) fn parse_octal(input: &[u8]) -> Result<u32, InputError> {
+    let digits = word(input)?;
+    if digits.is_empty() {
+        return Err(InputError::BadNumber);
+    }
+    let mut value: u32 = 0;
+    for &b in digits {
+        if !(b'0'..=b'7').contains(&b) {
+            return Err(InputError::BadNumber);
+        }
+        value = value
+            .checked_mul(8)
+            .and_then(|v| v.checked_add(u32::from(b - b'0')))
+            .ok_or(InputError::BadNumber)?;
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_echo_newline_and_spaces() {
+        assert_eq!(trim(b"  nop\n"), b"nop");
+        assert_eq!(trim(b"\n"), b"");
+        assert_eq!(trim(b""), b"");
+        assert_eq!(trim(b"a b"), b"a b");
+    }
+
+    #[test]
+    fn numbers_are_decimal_only() {
+        assert_eq!(parse_u64(b"0\n"), Ok(0));
+        assert_eq!(parse_u64(b" 42 "), Ok(42));
+        assert_eq!(parse_u64(b"18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_u64(b"18446744073709551616"), Err(InputError::BadNumber));
+        assert_eq!(parse_u64(b"0x10"), Err(InputError::BadNumber));
+        assert_eq!(parse_u64(b"-1"), Err(InputError::BadNumber));
+        assert_eq!(parse_u64(b""), Err(InputError::BadNumber));
+        assert_eq!(parse_u64(b"1 2"), Err(InputError::BadNumber));
+        assert_eq!(parse_u64(b"1\0"), Err(InputError::NotText));
+        assert_eq!(parse_u64(b"\xff"), Err(InputError::NotText));
+    }
+
+    #[test]
+    fn switch_and_flag() {
+        assert_eq!(parse_switch(b"1\n"), Ok(true));
+        assert_eq!(parse_switch(b"7"), Ok(true));
+        assert_eq!(parse_switch(b"0"), Ok(false));
+        assert_eq!(parse_switch(b"on"), Err(InputError::BadNumber));
+        assert_eq!(parse_flag(b"1"), Ok(true));
+        assert_eq!(parse_flag(b"0\n"), Ok(false));
+        assert_eq!(parse_flag(b"2"), Err(InputError::BadNumber));
+    }
+
+    #[test]
+    fn octal_modes() {
+        assert_eq!(parse_octal(b"0750"), Ok(0o750));
+        assert_eq!(parse_octal(b"700"), Ok(0o700));
+        assert_eq!(parse_octal(b"8"), Err(InputError::BadNumber));
+        assert_eq!(parse_octal(b"77777777777777"), Err(InputError::BadNumber));
+    }
+}

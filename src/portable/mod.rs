@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Kernel-independent logic: parsers, formats and bookkeeping that need only
+//! `core`.
+//!
+//! Everything below this module compiles into `rftrace.ko` and, unchanged,
+//! into the host test crate (`tools/testing/hosttests`), where `cargo test`
+//! exercises it. Nothing here may name `kernel::` or allocate.
+
+pub(crate) mod cpumask;
+pub(crate) mod error_log;
+pub(crate) mod input;
+pub(crate) mod mount_options;
+pub(crate) mod readme;
+pub(crate) mod trace_options;
+pub(crate) mod tracer_name;

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The text of the `README` file.
+//!
+//! It lists what rftrace can do now and nothing more: the kernel's ftrace
+//! selftests search it to decide which cases apply, so a line here is a
+//! promise that the feature works.
+
+/// Contents of `README`.
+pub(crate) const TEXT: &str = "\
+rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
+
+ Mount:    mount -t rftracefs nodev /sys/kernel/rftrace
+   Mount options: uid=<id>  gid=<id>  mode=<octal permissions of the root>
+
+ Files in the root and in every instance:
+  README\t\t- this file
+  tracing_on\t\t- 0 stops recording, 1 resumes it
+  current_tracer\t- the tracer in use; write a name from available_tracers
+  available_tracers\t- the tracers built into rftrace
+  trace_options\t\t- every general option, one per line, as <option> or no<option>
+\t\t\t  write <option> to set it, no<option> to clear it
+  options/\t\t- one file per option, holding 0 or 1
+  tracing_cpumask\t- hex mask of the CPUs that are traced (as %*pb prints it)
+  error_log\t\t- why recent writes to these files were refused;
+\t\t\t  write to it (echo > error_log) to clear it
+";

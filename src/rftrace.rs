@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! rftrace: the kernel's function tracer, rebuilt as a loadable Rust module.
+//!
+//! Loading the module registers `rftracefs`, a file system with the files,
+//! formats and semantics of tracefs, and creates its mount point
+//! `/sys/kernel/rftrace`. See `Documentation/design.rst` for how the pieces
+//! fit together.
+
+mod bindings;
+mod control_files;
+mod instance;
+mod portable;
+mod rftracefs;
+mod tracer;
+
+use kernel::prelude::*;
+
+module! {
+    type: Rftrace,
+    name: "rftrace",
+    authors: ["The rftrace developers"],
+    description: "ftrace rebuilt as a loadable Rust module",
+    license: "GPL",
+}
+
+/// The loaded module: the registered file system and the top-level trace
+/// instance it shows.
+#[pin_data]
+struct Rftrace {
+    #[pin]
+    fs: rftracefs::Registration,
+}
+
+impl kernel::InPlaceModule for Rftrace {
+    fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            fs <- rftracefs::Registration::new(module, instance::Instance::new_top()?),
+        })
+    }
+}

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! rftracefs: a pseudo file system with the layout and semantics of tracefs.
+//!
+//! There is one super block, shared by every mount (as tracefs has). Its
+//! dentries are a view of the module's trace instances, built when the super
+//! block is created and dropped with it, so nothing here keeps the module
+//! pinned while the file system is not mounted; a mount pins the module, so
+//! `rmmod` is refused while rftracefs is mounted.
+//!
+//! - [`attr`]: control files, as show/store callbacks over `seq_file`;
+//! - [`dir`]: creating files and directories in a live super block;
+//! - [`mount`]: the file system type, mount options and super block.
+
+mod attr;
+mod dir;
+mod mount;
+
+pub(crate) use attr::Attribute;
+pub(crate) use dir::Dir;
+pub(crate) use mount::Registration;

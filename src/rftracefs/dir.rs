@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Creating files and directories in the rftracefs super block.
+
+use super::attr::{FileNode, ATTR_FOPS};
+use super::mount;
+use crate::bindings;
+use crate::instance::Instance;
+use crate::rftracefs::Attribute;
+use kernel::{prelude::*, sync::Arc};
+
+/// A directory of a live rftracefs super block, to create entries in.
+///
+/// # Invariants
+///
+/// `dentry` is a positive, persistent directory dentry of an rftracefs super
+/// block that stays alive while this value exists (it is only made during
+/// `fill_super`, or by a caller holding a mount).
+pub(crate) struct Dir {
+    dentry: *mut bindings::dentry,
+}
+
+impl Dir {
+    /// Wraps a directory dentry.
+    ///
+    /// # Safety
+    ///
+    /// `dentry` must satisfy the type invariants for the lifetime of the
+    /// returned value.
+    pub(super) unsafe fn from_dentry(dentry: *mut bindings::dentry) -> Self {
+        // INVARIANT: guaranteed by the caller.
+        Dir { dentry }
+    }
+
+    /// Creates control file `name` showing `attr` of `instance`; `log_name`
+    /// names it in `error_log`, and `index` is passed to `attr`'s callbacks.
+    pub(crate) fn file(
+        &self,
+        name: &CStr,
+        log_name: &'static str,
+        permissions: u16,
+        attr: &'static Attribute,
+        instance: &Arc<Instance>,
+        index: usize,
+    ) -> Result {
+        let node = KBox::new(
+            FileNode { attr, instance: instance.clone(), name: log_name, index },
+            GFP_KERNEL,
+        )?;
+        let mode = bindings::RFT_S_IFREG as u16 | permissions;
+        let fops = &ATTR_FOPS.0;
+        self.create(name, mode, |inode| {
+            // SAFETY: `inode` is new and not yet visible to anyone else. The
+            // node is freed when the inode is evicted (`drop_node`).
+            unsafe {
+                (*inode).i_op = &mount::FILE_IOPS.0;
+                mount::set_fops(inode, fops);
+                (*inode).i_private = KBox::into_raw(node).cast();
+            }
+        })?;
+        Ok(())
+    }
+
+    /// Creates directory `name` and returns it.
+    pub(crate) fn dir(&self, name: &CStr) -> Result<Dir> {
+        let mode = bindings::RFT_S_IFDIR as u16 | 0o750;
+        let dentry = self.create(name, mode, |inode| {
+            // SAFETY: `inode` is new and not yet visible to anyone else;
+            // `simple_dir_operations` is a static of the kernel.
+            unsafe {
+                (*inode).i_op = &mount::DIR_IOPS.0;
+                mount::set_fops(inode, &bindings::simple_dir_operations);
+                // A directory starts with two links: its name and ".".
+                bindings::inc_nlink(inode);
+            }
+        })?;
+        // SAFETY: `self.dentry` is positive by the type invariant; the new
+        // directory's ".." is one more link to it.
+        unsafe { bindings::inc_nlink(bindings::rft_d_inode(self.dentry)) };
+        // SAFETY: the new dentry is a persistent directory of the same super
+        // block as `self`, so it lives as long.
+        Ok(unsafe { Dir::from_dentry(dentry) })
+    }
+
+    /// Creates entry `name` with a new inode of `mode`, set up by `setup`
+    /// before it becomes visible.
+    fn create(
+        &self,
+        name: &CStr,
+        mode: u16,
+        setup: impl FnOnce(*mut bindings::inode),
+    ) -> Result<*mut bindings::dentry> {
+        // SAFETY: `self.dentry` is a live directory (type invariant); this
+        // locks it and returns a negative dentry for `name`, or an error.
+        let dentry = unsafe { bindings::simple_start_creating(self.dentry, name.as_char_ptr()) };
+        let dentry = kernel::error::from_err_ptr(dentry)?;
+        // SAFETY: the dentry belongs to the live super block of `self`.
+        let inode = unsafe { mount::new_inode((*dentry).d_sb, mode) };
+        let result = match inode {
+            Ok(inode) => {
+                setup(inode);
+                // SAFETY: `dentry` is negative and locked for creation;
+                // `inode` is fully set up. The dentry keeps the inode.
+                unsafe { bindings::d_make_persistent(dentry, inode) };
+                Ok(dentry)
+            }
+            Err(e) => Err(e),
+        };
+        // SAFETY: pairs with `simple_start_creating` above; a persistent
+        // dentry keeps its own reference.
+        unsafe { bindings::simple_done_creating(dentry) };
+        result
+    }
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Run inside the test VM by /init: load rftrace, mount rftracefs, run every
+# selftest case (KTAP on stdout), and on a debug kernel scan for leaks.
+here=$(cd "$(dirname "$0")" && pwd)
+insmod /lib/modules/rftrace.ko || echo "# insmod rftrace.ko failed"
+mount -t rftracefs nodev /sys/kernel/rftrace || echo "# mounting rftracefs failed"
+"$here/rftracetest" -d /sys/kernel/rftrace
+status=$?
+if mount -t debugfs nodev /sys/kernel/debug 2>/dev/null && [ -f /sys/kernel/debug/kmemleak ]; then
+	# Unreferenced objects are found after two scans; report what remains.
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak > /tmp/kmemleak
+	if [ -s /tmp/kmemleak ]; then
+		echo "# kmemleak: suspected memory leaks:"
+		sed 's/^/# /' /tmp/kmemleak
+	fi
+fi
+echo "# rftrace-selftests: done (status $status)"

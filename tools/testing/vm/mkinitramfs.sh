@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Pack the guest's initramfs: busybox, /init, rftrace.ko and the selftests.
+#
+#   mkinitramfs.sh KDIR OUTPUT.cpio.gz
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+kdir=$1 output=$2
+busybox=/bin/busybox
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' ||
+	{ echo "mkinitramfs: busybox-static is not installed" >&2; exit 1; }
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,host,root,lib/modules,etc}
+cp "$busybox" "$root/bin/busybox"
+cp "$here/init" "$root/init"
+cp "$top/rftrace.ko" "$root/lib/modules/"
+# Modules of the test kernel used for side-by-side comparisons.
+find "$kdir" -name '*.ko' \( -name 'ring_buffer_benchmark.ko' -o -name 'ftrace-ops.ko' \) \
+	-exec cp {} "$root/lib/modules/" \;
+mkdir -p "$root/selftests"
+cp -r "$top/tools/testing/selftests/rftrace" "$root/selftests/"
+cp -r "$top/samples" "$root/samples"
+# The kernel's own ftrace selftests, to run them against rftracefs.
+if [ -d "$kdir/source/tools/testing/selftests/ftrace" ]; then
+	cp -r "$kdir/source/tools/testing/selftests/ftrace" "$root/selftests/"
+fi
+echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+echo 'root:x:0:' > "$root/etc/group"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$output"
+echo "$output"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Boot the test kernel in QEMU with rftrace and its selftests in an
+# initramfs.
+#
+#   run-vm.sh --kdir DIR --mode test|demo|shell [--timeout SECONDS]
+#
+# test:  run the selftests; the host checks their KTAP output and the kernel
+#        log (ktap-check) and exits non-zero on any failure.
+# demo:  load rftrace, mount rftracefs and show it working; with a terminal
+#        attached, leave an interactive shell in the VM afterwards.
+# shell: an interactive shell with rftrace loaded.
+#
+# QEMU runs under TCG unless a short probe boot shows KVM works (RFTRACE_KVM=0
+# never tries KVM). The guest always powers off; a host-side timeout is the
+# last resort.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+kdir= mode=test timeout=${RFTRACE_VM_TIMEOUT:-1500}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kdir) kdir=$2; shift 2 ;;
+	--mode) mode=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$kdir" ] || { echo "run-vm: --kdir is required" >&2; exit 2; }
+kernel=$kdir/arch/x86/boot/bzImage
+[ -f "$kernel" ] || { echo "run-vm: no kernel image $kernel" >&2; exit 2; }
+[ -f "$top/rftrace.ko" ] || { echo "run-vm: build rftrace.ko first (make module)" >&2; exit 2; }
+
+out=$top/out
+share=$out/share
+rm -rf "$share" && mkdir -p "$share"
+"$here/mkinitramfs.sh" "$kdir" "$out/initramfs.cpio.gz" >/dev/null
+
+accel=tcg
+if [ "${RFTRACE_KVM:-probe}" != 0 ] && [ -w /dev/kvm ]; then
+	probe=${RFTRACE_CACHE:-$HOME/.cache/rftrace}/kvm-probe-$(sha256sum "$kernel" | cut -c1-12)
+	if [ ! -f "$probe" ]; then
+		if timeout 30 qemu-system-x86_64 -accel kvm -cpu host -smp 2 -m 512M \
+			-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
+			-append "console=ttyS0 rdinit=/init rftrace.mode=probe panic=-1" \
+			-display none -serial stdio -monitor none -no-reboot 2>/dev/null |
+			grep -q 'rftrace-probe: ok'; then
+			echo kvm > "$probe"
+		else
+			echo tcg > "$probe"
+		fi
+	fi
+	accel=$(cat "$probe")
+fi
+cpu=max
+[ "$accel" = kvm ] && cpu=host
+echo "run-vm: booting with $accel, mode $mode" >&2
+
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G
+	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz"
+	-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host"
+	-no-reboot)
+append="console=ttyS0 rdinit=/init rftrace.mode=$mode panic=-1 reboot=t"
+
+if [ "$mode" != test ] && [ -t 0 ] && [ -t 1 ]; then
+	# A terminal is attached: the demo ends in a shell in the VM.
+	exec "${qemu[@]}" -nographic -append "${append/rftrace.mode=demo/rftrace.mode=shell}"
+fi
+[ "$mode" = shell ] && { echo "run-vm: shell mode needs a terminal" >&2; exit 2; }
+
+log=$out/console.log
+set +e
+timeout "$timeout" "${qemu[@]}" -display none -serial stdio -monitor none \
+	-append "$append" </dev/null | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" = 124 ]; then
+	echo "run-vm: the VM did not finish within ${timeout}s" >&2
+	exit 1
+fi
+[ "$mode" = test ] || exit 0
+"$here/ktap-check" --console "$log" --ktap "$share/ktap.log" --dmesg "$share/dmesg.log"
