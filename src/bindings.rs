@@ -15,6 +15,10 @@
     improper_ctypes,
     unreachable_pub,
     clippy::all,
+    clippy::as_underscore,
+    clippy::cast_lossless,
+    clippy::ptr_as_ptr,
+    clippy::ref_as_ptr,
     clippy::undocumented_unsafe_blocks,
     missing_docs
 )]

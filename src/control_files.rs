@@ -15,7 +15,7 @@ use crate::portable::{
 };
 use crate::rftracefs::{Attribute, Dir};
 use crate::tracer;
-use kernel::{prelude::*, str::CString, sync::Arc};
+use kernel::{prelude::*, sync::Arc};
 
 /// Read-only files.
 const READ_ONLY: u16 = 0o440;
@@ -26,19 +26,25 @@ const MAX_VALUE_WRITE: usize = 128;
 /// The longest write `tracing_cpumask` accepts (enough for `MAX_CPUS` bits).
 const MAX_MASK_WRITE: usize = 256;
 
+/// The control files of every instance: name, permissions, behaviour.
+const FILES: &[(&str, u16, &Attribute)] = &[
+    ("README", READ_ONLY, &README),
+    ("tracing_on", READ_WRITE, &TRACING_ON),
+    ("available_tracers", READ_ONLY, &AVAILABLE_TRACERS),
+    ("current_tracer", READ_WRITE, &CURRENT_TRACER),
+    ("trace_options", READ_WRITE, &TRACE_OPTIONS),
+    ("tracing_cpumask", READ_WRITE, &TRACING_CPUMASK),
+    ("error_log", READ_WRITE, &ERROR_LOG),
+];
+
 /// Creates the control files of `instance` in `dir`.
 pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
-    dir.file(c"README", "README", READ_ONLY, &README, instance, 0)?;
-    dir.file(c"tracing_on", "tracing_on", READ_WRITE, &TRACING_ON, instance, 0)?;
-    dir.file(c"available_tracers", "available_tracers", READ_ONLY, &AVAILABLE_TRACERS, instance, 0)?;
-    dir.file(c"current_tracer", "current_tracer", READ_WRITE, &CURRENT_TRACER, instance, 0)?;
-    dir.file(c"trace_options", "trace_options", READ_WRITE, &TRACE_OPTIONS, instance, 0)?;
-    dir.file(c"tracing_cpumask", "tracing_cpumask", READ_WRITE, &TRACING_CPUMASK, instance, 0)?;
-    dir.file(c"error_log", "error_log", READ_WRITE, &ERROR_LOG, instance, 0)?;
-    let options = dir.dir(c"options")?;
+    for &(name, permissions, attr) in FILES {
+        dir.file(name, permissions, attr, instance, 0)?;
+    }
+    let options = dir.dir("options")?;
     for (index, option) in trace_options::ALL.iter().enumerate() {
-        let name = CString::try_from_fmt(fmt!("{}", option.name))?;
-        options.file(&name, option.name, READ_WRITE, &OPTION_FILE, instance, index)?;
+        options.file(option.name, READ_WRITE, &OPTION_FILE, instance, index)?;
     }
     Ok(())
 }
@@ -57,7 +63,11 @@ static TRACING_ON: Attribute = Attribute {
 
 static AVAILABLE_TRACERS: Attribute = Attribute::read_only(|_, _, out| {
     for (i, name) in tracer::names().iter().enumerate() {
-        let sep = if i + 1 == tracer::ALL.len() { "\n" } else { " " };
+        let sep = if i + 1 == tracer::ALL.len() {
+            "\n"
+        } else {
+            " "
+        };
         write!(out, "{name}{sep}")?;
     }
     Ok(())
@@ -94,12 +104,16 @@ static TRACE_OPTIONS: Attribute = Attribute {
 
 static OPTION_FILE: Attribute = Attribute {
     show: |inst, index, out| {
-        let on = trace_options::ALL.get(index).is_some_and(|o| inst.options().has(*o));
+        let on = trace_options::ALL
+            .get(index)
+            .is_some_and(|o| inst.options().has(*o));
         writeln!(out, "{}", u8::from(on))
     },
     store: Some(|inst, index, text| {
         let on = input::parse_flag(text)?;
-        let option = trace_options::ALL.get(index).ok_or(InputError::UnknownValue)?;
+        let option = trace_options::ALL
+            .get(index)
+            .ok_or(InputError::UnknownValue)?;
         inst.set_option(*option, on);
         Ok(())
     }),

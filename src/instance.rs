@@ -88,7 +88,8 @@ impl Instance {
     /// Turns one general option on or off.
     pub(crate) fn set_option(&self, option: TraceOption, on: bool) {
         let _control = self.control.lock();
-        self.options.store(self.options().with(option, on).0, Relaxed);
+        self.options
+            .store(self.options().with(option, on).0, Relaxed);
     }
 
     /// The name of the tracer in use.
@@ -114,7 +115,10 @@ impl Instance {
     /// Explains in `error_log` why a write of `command` to `file` failed.
     pub(crate) fn log_error(&self, file: &'static str, error: InputError, command: &[u8]) {
         let now = local_clock_ns();
-        self.control.lock().errors.record(now, file, error.message(), command, 0);
+        self.control
+            .lock()
+            .errors
+            .record(now, file, error.message(), command, 0);
     }
 
     /// Empties `error_log`.

@@ -44,7 +44,10 @@ impl CpuMask {
 
     /// Whether every CPU in `self` is also in `other`.
     pub(crate) fn is_subset_of(&self, other: &CpuMask) -> bool {
-        self.words.iter().zip(other.words.iter()).all(|(a, b)| a & !b == 0)
+        self.words
+            .iter()
+            .zip(other.words.iter())
+            .all(|(a, b)| a & !b == 0)
     }
 
     fn group(&self, index: usize) -> u32 {
@@ -84,7 +87,10 @@ impl CpuMask {
 
     /// Formats the mask over `nr_bits` CPUs, as `%*pb` does.
     pub(crate) fn display(&self, nr_bits: usize) -> impl fmt::Display + '_ {
-        MaskText { mask: self, nr_bits: nr_bits.clamp(1, MAX_CPUS) }
+        MaskText {
+            mask: self,
+            nr_bits: nr_bits.clamp(1, MAX_CPUS),
+        }
     }
 }
 
@@ -113,7 +119,11 @@ impl fmt::Display for MaskText<'_> {
             bits => bits,
         };
         for index in (0..groups).rev() {
-            let (bits, separator) = if index == groups - 1 { (top_bits, "") } else { (GROUP_BITS, ",") };
+            let (bits, separator) = if index == groups - 1 {
+                (top_bits, "")
+            } else {
+                (GROUP_BITS, ",")
+            };
             let value = u64::from(self.mask.group(index)) & ((1u64 << bits) - 1);
             write!(f, "{separator}{value:0width$x}", width = bits.div_ceil(4))?;
         }
@@ -161,7 +171,10 @@ mod tests {
         assert_eq!(CpuMask::parse(b"1,,1", 64), Err(InputError::BadMask));
         assert_eq!(CpuMask::parse(b"1\x01", 2), Err(InputError::NotText));
         let many = "1,".repeat(100) + "1";
-        assert_eq!(CpuMask::parse(many.as_bytes(), 2), Err(InputError::NoSuchCpu));
+        assert_eq!(
+            CpuMask::parse(many.as_bytes(), 2),
+            Err(InputError::NoSuchCpu)
+        );
     }
 
     #[test]

@@ -53,7 +53,11 @@ pub(crate) struct ErrorLog {
 impl ErrorLog {
     /// An empty log.
     pub(crate) const fn new() -> Self {
-        ErrorLog { entries: [Entry::EMPTY; MAX_ENTRIES], first: 0, len: 0 }
+        ErrorLog {
+            entries: [Entry::EMPTY; MAX_ENTRIES],
+            first: 0,
+            len: 0,
+        }
     }
 
     /// Records that `command`, written to `location`, was refused with
@@ -80,7 +84,11 @@ impl ErrorLog {
         let command = trim_newline(command);
         let kept = command.len().min(MAX_COMMAND);
         for (dst, &src) in entry.command.iter_mut().zip(&command[..kept]) {
-            *dst = if src.is_ascii_graphic() || src == b' ' { src } else { b'.' };
+            *dst = if src.is_ascii_graphic() || src == b' ' {
+                src
+            } else {
+                b'.'
+            };
         }
         entry.command_len = kept;
         entry.caret = caret.min(kept);
@@ -110,9 +118,18 @@ impl ErrorLog {
         let micros = (entry.time_ns % 1_000_000_000) / 1000;
         // Only printable ASCII was stored, so this cannot fail.
         let command = core::str::from_utf8(&entry.command[..entry.command_len]).unwrap_or("");
-        writeln!(out, "[{secs:5}.{micros:06}] {}: error: {}", entry.location, entry.message)?;
+        writeln!(
+            out,
+            "[{secs:5}.{micros:06}] {}: error: {}",
+            entry.location, entry.message
+        )?;
         writeln!(out, "{COMMAND_PREFIX}{command}")?;
-        writeln!(out, "{:width$}^", "", width = COMMAND_PREFIX.len() + entry.caret)
+        writeln!(
+            out,
+            "{:width$}^",
+            "",
+            width = COMMAND_PREFIX.len() + entry.caret
+        )
     }
 }
 
@@ -127,7 +144,7 @@ mod tests {
     fn show(log: &ErrorLog) -> String {
         let mut out = String::new();
         for i in 0..log.len() {
-            log.write_entry(i, &mut out).unwrap();
+            assert!(log.write_entry(i, &mut out).is_ok());
         }
         out
     }
@@ -135,7 +152,13 @@ mod tests {
     #[test]
     fn formats_like_ftrace() {
         let mut log = ErrorLog::new();
-        log.record(12_345_678_901, "current_tracer", "No such tracer", b"bogus\n", 0);
+        log.record(
+            12_345_678_901,
+            "current_tracer",
+            "No such tracer",
+            b"bogus\n",
+            0,
+        );
         assert_eq!(
             show(&log),
             "[   12.345678] current_tracer: error: No such tracer\n  Command: bogus\n           ^\n"
@@ -163,7 +186,7 @@ mod tests {
         log.record(0, "x", "Input is too long", &long, 999);
         log.record(0, "x", "Input is not printable text", b"a\0\x1b\xffb", 1);
         let text = show(&log);
-        let first_command = text.lines().nth(1).unwrap();
+        let first_command = text.lines().nth(1).unwrap_or_default();
         assert_eq!(first_command.len(), COMMAND_PREFIX.len() + MAX_COMMAND);
         assert!(text.contains("  Command: a...b\n            ^\n"));
     }

@@ -59,13 +59,19 @@ pub(crate) fn trim(input: &[u8]) -> &[u8] {
     let Some(start) = start else {
         return &[];
     };
-    let end = input.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap_or(start);
+    let end = input
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .unwrap_or(start);
     &input[start..=end]
 }
 
 /// Checks that `input` is printable ASCII text (white space allowed).
 pub(crate) fn require_text(input: &[u8]) -> Result<&[u8], InputError> {
-    if input.iter().all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace()) {
+    if input
+        .iter()
+        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+    {
         Ok(input)
     } else {
         Err(InputError::NotText)
@@ -147,7 +153,10 @@ mod tests {
         assert_eq!(parse_u64(b"0\n"), Ok(0));
         assert_eq!(parse_u64(b" 42 "), Ok(42));
         assert_eq!(parse_u64(b"18446744073709551615"), Ok(u64::MAX));
-        assert_eq!(parse_u64(b"18446744073709551616"), Err(InputError::BadNumber));
+        assert_eq!(
+            parse_u64(b"18446744073709551616"),
+            Err(InputError::BadNumber)
+        );
         assert_eq!(parse_u64(b"0x10"), Err(InputError::BadNumber));
         assert_eq!(parse_u64(b"-1"), Err(InputError::BadNumber));
         assert_eq!(parse_u64(b""), Err(InputError::BadNumber));

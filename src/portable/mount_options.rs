@@ -26,7 +26,12 @@ pub(crate) fn parse(key: &[u8], value: &[u8]) -> Result<Option<MountOption>, Inp
         b"gid" => MountOption::Gid(parse_id(value)?),
         b"mode" => {
             let mode = input::parse_octal(value)?;
-            MountOption::Mode(u16::try_from(mode).ok().filter(|m| *m <= 0o7777).ok_or(InputError::BadNumber)?)
+            MountOption::Mode(
+                u16::try_from(mode)
+                    .ok()
+                    .filter(|m| *m <= 0o7777)
+                    .ok_or(InputError::BadNumber)?,
+            )
         }
         _ => return Ok(None),
     };
@@ -35,7 +40,10 @@ pub(crate) fn parse(key: &[u8], value: &[u8]) -> Result<Option<MountOption>, Inp
 
 fn parse_id(value: &[u8]) -> Result<u32, InputError> {
     // (u32)-1 is the "no id" marker of the kernel and never a valid id.
-    u32::try_from(input::parse_u64(value)?).ok().filter(|id| *id != u32::MAX).ok_or(InputError::BadNumber)
+    u32::try_from(input::parse_u64(value)?)
+        .ok()
+        .filter(|id| *id != u32::MAX)
+        .ok_or(InputError::BadNumber)
 }
 
 #[cfg(test)]

@@ -52,7 +52,11 @@ pub(crate) struct OptionSet(pub(crate) u32);
 impl OptionSet {
     /// The options a new instance starts with.
     pub(crate) fn defaults() -> Self {
-        OptionSet(ALL.iter().filter(|o| o.default).fold(0, |bits, o| bits | o.bit))
+        OptionSet(
+            ALL.iter()
+                .filter(|o| o.default)
+                .fold(0, |bits, o| bits | o.bit),
+        )
     }
 
     /// Whether `option` is on.

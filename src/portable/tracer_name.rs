@@ -14,7 +14,10 @@ pub(crate) fn parse(text: &[u8], known: &[&str]) -> Result<usize, InputError> {
         return Err(InputError::TooLong);
     }
     let name = input::word(text)?;
-    known.iter().position(|k| k.as_bytes() == name).ok_or(InputError::UnknownValue)
+    known
+        .iter()
+        .position(|k| k.as_bytes() == name)
+        .ok_or(InputError::UnknownValue)
 }
 
 #[cfg(test)]

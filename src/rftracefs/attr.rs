@@ -19,13 +19,18 @@ use kernel::{
     uaccess::{UserPtr, UserSlice},
 };
 
+/// Renders a control file: `(instance, file index, output)`.
+pub(crate) type ShowFn = fn(&Instance, usize, &mut dyn fmt::Write) -> fmt::Result;
+/// Parses and applies a write to a control file: `(instance, file index, text)`.
+pub(crate) type StoreFn = fn(&Instance, usize, &[u8]) -> Result<(), InputError>;
+
 /// What one control file shows and accepts.
 pub(crate) struct Attribute {
     /// Writes the file's text; the `usize` is the file's index (for a family
     /// of files sharing one attribute, such as `options/*`).
-    pub(crate) show: fn(&Instance, usize, &mut dyn fmt::Write) -> fmt::Result,
+    pub(crate) show: ShowFn,
     /// Parses and applies a write; `None` for read-only files.
-    pub(crate) store: Option<fn(&Instance, usize, &[u8]) -> Result<(), InputError>>,
+    pub(crate) store: Option<StoreFn>,
     /// The longest write accepted; longer ones are refused whole. Zero means
     /// the written bytes are not read at all and `store` gets an empty slice.
     pub(crate) max_write: usize,
@@ -35,8 +40,13 @@ pub(crate) struct Attribute {
 
 impl Attribute {
     /// A file that can only be read.
-    pub(crate) const fn read_only(show: fn(&Instance, usize, &mut dyn fmt::Write) -> fmt::Result) -> Self {
-        Attribute { show, store: None, max_write: 0, truncate: None }
+    pub(crate) const fn read_only(show: ShowFn) -> Self {
+        Attribute {
+            show,
+            store: None,
+            max_write: 0,
+            truncate: None,
+        }
     }
 }
 
@@ -58,15 +68,16 @@ pub(super) struct OpTable<T>(pub(super) T);
 unsafe impl<T> Sync for OpTable<T> {}
 
 /// The file operations of every control file.
-pub(super) static ATTR_FOPS: OpTable<bindings::file_operations> = OpTable(bindings::file_operations {
-    open: Some(attr_open),
-    read: Some(bindings::seq_read),
-    write: Some(attr_write),
-    llseek: Some(bindings::seq_lseek),
-    release: Some(attr_release),
-    // SAFETY: all-zero is a valid `file_operations` (no optional operation).
-    ..unsafe { core::mem::zeroed() }
-});
+pub(super) static ATTR_FOPS: OpTable<bindings::file_operations> =
+    OpTable(bindings::file_operations {
+        open: Some(attr_open),
+        read: Some(bindings::seq_read),
+        write: Some(attr_write),
+        llseek: Some(bindings::seq_lseek),
+        release: Some(attr_release),
+        // SAFETY: all-zero is a valid `file_operations` (no optional operation).
+        ..unsafe { core::mem::zeroed() }
+    });
 
 /// Returns the node of an rftracefs file inode.
 ///
@@ -88,7 +99,7 @@ unsafe fn node_of<'a>(inode: *const bindings::inode) -> &'a FileNode {
 /// node afterwards.
 pub(super) unsafe fn drop_node(inode: *mut bindings::inode) {
     // SAFETY: the caller guarantees exclusive access to the dying inode.
-    let private = unsafe { core::mem::replace(&mut (*inode).i_private, core::ptr::null_mut()) };
+    let private = unsafe { core::mem::take(&mut (*inode).i_private) };
     if !private.is_null() {
         // SAFETY: a non-null `i_private` of an rftracefs inode was made by
         // `KBox::into_raw` in `Dir::file`, and is freed only here.
@@ -96,6 +107,13 @@ pub(super) unsafe fn drop_node(inode: *mut bindings::inode) {
     }
 }
 
+/// `open` of control files: clears the file on `O_TRUNC` if it has a
+/// truncate action, and sets up `seq_file` for reading.
+///
+/// # Safety
+///
+/// Called by the VFS with a live rftracefs file inode and the file being
+/// opened.
 unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     // SAFETY: the VFS passes the inode being opened, an rftracefs file.
     let node = unsafe { node_of(inode) };
@@ -114,6 +132,11 @@ unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings:
     unsafe { bindings::single_open(file, Some(attr_show), (*inode).i_private) }
 }
 
+/// `release` of control files.
+///
+/// # Safety
+///
+/// Called by the VFS with a file opened by [`attr_open`].
 unsafe extern "C" fn attr_release(inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     // SAFETY: `file` is the file being released.
     if unsafe { (*file).f_mode } & bindings::RFT_FMODE_READ == 0 {
@@ -123,6 +146,11 @@ unsafe extern "C" fn attr_release(inode: *mut bindings::inode, file: *mut bindin
     unsafe { bindings::single_release(inode, file) }
 }
 
+/// `show` of the `seq_file` of a control file.
+///
+/// # Safety
+///
+/// Called by `seq_read` with a `seq_file` set up by [`attr_open`].
 unsafe extern "C" fn attr_show(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
     // SAFETY: `single_open` stored the node pointer in `m->private`; the file
     // is open, so the inode and its node are alive.
@@ -134,6 +162,12 @@ unsafe extern "C" fn attr_show(m: *mut bindings::seq_file, _v: *mut c_void) -> c
     0
 }
 
+/// `write` of control files.
+///
+/// # Safety
+///
+/// Called by the VFS with an open control file and a user buffer of
+/// `count` bytes.
 unsafe extern "C" fn attr_write(
     file: *mut bindings::file,
     buf: *const kernel::ffi::c_char,
@@ -154,7 +188,8 @@ fn write_to(node: &FileNode, buf: usize, count: usize) -> Result {
     if node.attr.max_write > 0 {
         if count > node.attr.max_write {
             // Keep the start of the write for `error_log`.
-            UserSlice::new(UserPtr::from_addr(buf), count.min(128)).read_all(&mut text, GFP_KERNEL)?;
+            UserSlice::new(UserPtr::from_addr(buf), count.min(128))
+                .read_all(&mut text, GFP_KERNEL)?;
             return Err(refuse(node, InputError::TooLong, &text));
         }
         UserSlice::new(UserPtr::from_addr(buf), count).read_all(&mut text, GFP_KERNEL)?;

@@ -7,7 +7,7 @@ use super::mount;
 use crate::bindings;
 use crate::instance::Instance;
 use crate::rftracefs::Attribute;
-use kernel::{prelude::*, sync::Arc};
+use kernel::{prelude::*, str::CString, sync::Arc};
 
 /// A directory of a live rftracefs super block, to create entries in.
 ///
@@ -32,19 +32,23 @@ impl Dir {
         Dir { dentry }
     }
 
-    /// Creates control file `name` showing `attr` of `instance`; `log_name`
-    /// names it in `error_log`, and `index` is passed to `attr`'s callbacks.
+    /// Creates control file `name` showing `attr` of `instance`; `index` is
+    /// passed to `attr`'s callbacks.
     pub(crate) fn file(
         &self,
-        name: &CStr,
-        log_name: &'static str,
+        name: &'static str,
         permissions: u16,
         attr: &'static Attribute,
         instance: &Arc<Instance>,
         index: usize,
     ) -> Result {
         let node = KBox::new(
-            FileNode { attr, instance: instance.clone(), name: log_name, index },
+            FileNode {
+                attr,
+                instance: instance.clone(),
+                name,
+                index,
+            },
             GFP_KERNEL,
         )?;
         let mode = bindings::RFT_S_IFREG as u16 | permissions;
@@ -62,7 +66,7 @@ impl Dir {
     }
 
     /// Creates directory `name` and returns it.
-    pub(crate) fn dir(&self, name: &CStr) -> Result<Dir> {
+    pub(crate) fn dir(&self, name: &str) -> Result<Dir> {
         let mode = bindings::RFT_S_IFDIR as u16 | 0o750;
         let dentry = self.create(name, mode, |inode| {
             // SAFETY: `inode` is new and not yet visible to anyone else;
@@ -86,10 +90,11 @@ impl Dir {
     /// before it becomes visible.
     fn create(
         &self,
-        name: &CStr,
+        name: &str,
         mode: u16,
         setup: impl FnOnce(*mut bindings::inode),
     ) -> Result<*mut bindings::dentry> {
+        let name = CString::try_from_fmt(fmt!("{name}"))?;
         // SAFETY: `self.dentry` is a live directory (type invariant); this
         // locks it and returns a negative dentry for `name`, or an error.
         let dentry = unsafe { bindings::simple_start_creating(self.dentry, name.as_char_ptr()) };

@@ -25,7 +25,7 @@ use kernel::{
 };
 
 /// `s_magic` of rftracefs ("rftf").
-const RFTRACEFS_MAGIC: usize = 0x7266_7466;
+const RFTRACEFS_MAGIC: kernel::ffi::c_ulong = 0x7266_7466;
 const PAGE_SHIFT: u8 = 12;
 
 /// The registered file system type and what it shows.
@@ -39,7 +39,10 @@ pub(crate) struct Registration {
 impl Registration {
     /// Registers `rftracefs` showing `top`, and creates its mount point
     /// `/sys/kernel/rftrace`.
-    pub(crate) fn new(module: &'static ThisModule, top: Arc<Instance>) -> impl PinInit<Self, Error> {
+    pub(crate) fn new(
+        module: &'static ThisModule,
+        top: Arc<Instance>,
+    ) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             top,
             fs_type <- Opaque::try_ffi_init(move |slot: *mut bindings::file_system_type| {
@@ -139,14 +142,15 @@ unsafe fn settings_of<'a>(sb: *mut bindings::super_block) -> &'a mut Settings {
     unsafe { &mut *(*sb).s_fs_info.cast::<Settings>() }
 }
 
-static CONTEXT_OPS: OpTable<bindings::fs_context_operations> = OpTable(bindings::fs_context_operations {
-    free: Some(free_fs_context),
-    parse_param: Some(parse_param),
-    get_tree: Some(get_tree),
-    reconfigure: Some(reconfigure),
-    // SAFETY: all-zero is a valid `fs_context_operations`.
-    ..unsafe { core::mem::zeroed() }
-});
+static CONTEXT_OPS: OpTable<bindings::fs_context_operations> =
+    OpTable(bindings::fs_context_operations {
+        free: Some(free_fs_context),
+        parse_param: Some(parse_param),
+        get_tree: Some(get_tree),
+        reconfigure: Some(reconfigure),
+        // SAFETY: all-zero is a valid `fs_context_operations`.
+        ..unsafe { core::mem::zeroed() }
+    });
 
 static SUPER_OPS: OpTable<bindings::super_operations> = OpTable(bindings::super_operations {
     statfs: Some(bindings::simple_statfs),
@@ -157,22 +161,29 @@ static SUPER_OPS: OpTable<bindings::super_operations> = OpTable(bindings::super_
 });
 
 /// Inode operations of directories.
-pub(super) static DIR_IOPS: OpTable<bindings::inode_operations> = OpTable(bindings::inode_operations {
-    lookup: Some(bindings::simple_lookup),
-    permission: Some(permission),
-    getattr: Some(getattr),
-    // SAFETY: all-zero is a valid `inode_operations`.
-    ..unsafe { core::mem::zeroed() }
-});
+pub(super) static DIR_IOPS: OpTable<bindings::inode_operations> =
+    OpTable(bindings::inode_operations {
+        lookup: Some(bindings::simple_lookup),
+        permission: Some(permission),
+        getattr: Some(getattr),
+        // SAFETY: all-zero is a valid `inode_operations`.
+        ..unsafe { core::mem::zeroed() }
+    });
 
 /// Inode operations of files.
-pub(super) static FILE_IOPS: OpTable<bindings::inode_operations> = OpTable(bindings::inode_operations {
-    permission: Some(permission),
-    getattr: Some(getattr),
-    // SAFETY: all-zero is a valid `inode_operations`.
-    ..unsafe { core::mem::zeroed() }
-});
+pub(super) static FILE_IOPS: OpTable<bindings::inode_operations> =
+    OpTable(bindings::inode_operations {
+        permission: Some(permission),
+        getattr: Some(getattr),
+        // SAFETY: all-zero is a valid `inode_operations`.
+        ..unsafe { core::mem::zeroed() }
+    });
 
+/// Sets up a new mount or reconfiguration context with default settings.
+///
+/// # Safety
+///
+/// Called by the VFS with a new context of this file system type.
 unsafe extern "C" fn init_fs_context(fc: *mut bindings::fs_context) -> c_int {
     let settings = match KBox::new(Settings::defaults(), GFP_KERNEL) {
         Ok(settings) => settings,
@@ -187,6 +198,11 @@ unsafe extern "C" fn init_fs_context(fc: *mut bindings::fs_context) -> c_int {
     0
 }
 
+/// Frees a context's settings unless a new super block took them.
+///
+/// # Safety
+///
+/// Called by the VFS with a context set up by [`init_fs_context`].
 unsafe extern "C" fn free_fs_context(fc: *mut bindings::fs_context) {
     // SAFETY: `fc` is being freed; a non-null `s_fs_info` is still ours.
     let settings = unsafe { (*fc).s_fs_info };
@@ -196,11 +212,24 @@ unsafe extern "C" fn free_fs_context(fc: *mut bindings::fs_context) {
     }
 }
 
-unsafe extern "C" fn parse_param(fc: *mut bindings::fs_context, param: *mut bindings::fs_parameter) -> c_int {
+/// Parses one mount option into the context's settings.
+///
+/// # Safety
+///
+/// Called by the VFS with a context set up by [`init_fs_context`] and a
+/// valid parameter.
+unsafe extern "C" fn parse_param(
+    fc: *mut bindings::fs_context,
+    param: *mut bindings::fs_parameter,
+) -> c_int {
     // SAFETY: the VFS passes a valid context, holding our settings, and a
     // parameter with a NUL-terminated key.
     let (settings, key, param) = unsafe {
-        (&mut *(*fc).s_fs_info.cast::<Settings>(), CStr::from_char_ptr((*param).key), &*param)
+        (
+            &mut *(*fc).s_fs_info.cast::<Settings>(),
+            CStr::from_char_ptr((*param).key),
+            &*param,
+        )
     };
     let value = if param.type_() == bindings::fs_value_type_fs_value_is_string {
         // SAFETY: string parameters hold a NUL-terminated string.
@@ -239,6 +268,11 @@ fn apply_option(settings: &mut Settings, option: MountOption) -> Result {
     Ok(())
 }
 
+/// Mounts: finds or makes the one super block, then applies the options.
+///
+/// # Safety
+///
+/// Called by the VFS with a context set up by [`init_fs_context`].
 unsafe extern "C" fn get_tree(fc: *mut bindings::fs_context) -> c_int {
     // SAFETY: `fc` is a valid context of our type.
     let ret = unsafe { bindings::get_tree_single(fc, Some(fill_super)) };
@@ -250,6 +284,11 @@ unsafe extern "C" fn get_tree(fc: *mut bindings::fs_context) -> c_int {
     unsafe { reconfigure(fc) }
 }
 
+/// Applies the options a mount or remount names to the super block.
+///
+/// # Safety
+///
+/// `fc` is a context set up by [`init_fs_context`] whose `root` is set.
 unsafe extern "C" fn reconfigure(fc: *mut bindings::fs_context) -> c_int {
     // SAFETY: `fc->root` is a dentry of our live super block. When the super
     // block was made by this context, it took the settings already and
@@ -263,7 +302,15 @@ unsafe extern "C" fn reconfigure(fc: *mut bindings::fs_context) -> c_int {
     0
 }
 
-unsafe extern "C" fn fill_super(sb: *mut bindings::super_block, fc: *mut bindings::fs_context) -> c_int {
+/// Fills a new super block from the top-level instance.
+///
+/// # Safety
+///
+/// Called by `get_tree_single` with a new super block and the context.
+unsafe extern "C" fn fill_super(
+    sb: *mut bindings::super_block,
+    fc: *mut bindings::fs_context,
+) -> c_int {
     // SAFETY: called once for the new super block with the mounting context.
     match unsafe { try_fill_super(sb, fc) } {
         Ok(()) => 0,
@@ -279,7 +326,7 @@ unsafe fn try_fill_super(sb: *mut bindings::super_block, fc: *mut bindings::fs_c
     unsafe {
         (*sb).s_blocksize = 1 << PAGE_SHIFT;
         (*sb).s_blocksize_bits = PAGE_SHIFT;
-        (*sb).s_magic = RFTRACEFS_MAGIC as _;
+        (*sb).s_magic = RFTRACEFS_MAGIC;
         (*sb).s_op = &SUPER_OPS.0;
         (*sb).s_time_gran = 1;
     }
@@ -301,15 +348,19 @@ unsafe fn try_fill_super(sb: *mut bindings::super_block, fc: *mut bindings::fs_c
     // SAFETY: the super block owns its root dentry from here on.
     unsafe { (*sb).s_root = dentry };
     // SAFETY: `fc->fs_type` is the `fs_type` field of our registration.
-    let registration = unsafe {
-        &*kernel::container_of!(Opaque::cast_from((*fc).fs_type), Registration, fs_type)
-    };
+    let registration =
+        unsafe { &*kernel::container_of!(Opaque::cast_from((*fc).fs_type), Registration, fs_type) };
     // SAFETY: the root dentry is a persistent directory of `sb`, alive
     // until `kill_sb`, and `fill_super` runs before anyone can unmount.
     let root_dir = unsafe { Dir::from_dentry(dentry) };
     control_files::populate(&root_dir, &registration.top)
 }
 
+/// Tears a super block down and frees its settings.
+///
+/// # Safety
+///
+/// Called by the VFS with a dying rftracefs super block.
 unsafe extern "C" fn kill_sb(sb: *mut bindings::super_block) {
     // SAFETY: `sb` is dying; nobody uses its settings after the VFS tore it
     // down. They may be missing if the super block was never set up.
@@ -322,6 +373,11 @@ unsafe extern "C" fn kill_sb(sb: *mut bindings::super_block) {
     }
 }
 
+/// Evicts an inode, freeing its control-file node.
+///
+/// # Safety
+///
+/// Called by the VFS with an unused rftracefs inode.
 unsafe extern "C" fn evict_inode(inode: *mut bindings::inode) {
     // SAFETY: the VFS evicts an inode of ours that nobody uses any more.
     unsafe {
@@ -331,12 +387,25 @@ unsafe extern "C" fn evict_inode(inode: *mut bindings::inode) {
     }
 }
 
-unsafe extern "C" fn show_options(m: *mut bindings::seq_file, root: *mut bindings::dentry) -> c_int {
+/// Lists the mount options that differ from the defaults.
+///
+/// # Safety
+///
+/// Called by the VFS with a `seq_file` and our root dentry.
+unsafe extern "C" fn show_options(
+    m: *mut bindings::seq_file,
+    root: *mut bindings::dentry,
+) -> c_int {
     // SAFETY: `root` is the root of our live super block.
     let settings = unsafe { settings_of((*root).d_sb) };
     let mut out = SeqWriter(m);
     // SAFETY: plain conversions of ids to the initial namespace.
-    let (uid, gid) = unsafe { (bindings::rft_uid_value(settings.uid), bindings::rft_gid_value(settings.gid)) };
+    let (uid, gid) = unsafe {
+        (
+            bindings::rft_uid_value(settings.uid),
+            bindings::rft_gid_value(settings.gid),
+        )
+    };
     // Overflow is handled by the caller, which retries with more room.
     let _ = (|| {
         if uid != 0 {
@@ -358,7 +427,10 @@ unsafe extern "C" fn show_options(m: *mut bindings::seq_file, root: *mut binding
 /// # Safety
 ///
 /// `sb` must be a live rftracefs super block with its settings set.
-pub(super) unsafe fn new_inode(sb: *mut bindings::super_block, mode: u16) -> Result<*mut bindings::inode> {
+pub(super) unsafe fn new_inode(
+    sb: *mut bindings::super_block,
+    mode: u16,
+) -> Result<*mut bindings::inode> {
     // SAFETY: `sb` is live.
     let inode = unsafe { bindings::new_inode(sb) };
     if inode.is_null() {
@@ -393,7 +465,16 @@ unsafe fn refresh_owner(inode: *mut bindings::inode) {
     }
 }
 
-unsafe extern "C" fn permission(idmap: *mut bindings::mnt_idmap, inode: *mut bindings::inode, mask: c_int) -> c_int {
+/// Checks access after refreshing the owner from the mount options.
+///
+/// # Safety
+///
+/// Called by the VFS with a live rftracefs inode.
+unsafe extern "C" fn permission(
+    idmap: *mut bindings::mnt_idmap,
+    inode: *mut bindings::inode,
+    mask: c_int,
+) -> c_int {
     // SAFETY: the VFS passes a live inode of ours.
     unsafe {
         refresh_owner(inode);
@@ -401,6 +482,11 @@ unsafe extern "C" fn permission(idmap: *mut bindings::mnt_idmap, inode: *mut bin
     }
 }
 
+/// `stat` after refreshing the owner from the mount options.
+///
+/// # Safety
+///
+/// Called by the VFS with a path of ours and a `kstat` to fill.
 unsafe extern "C" fn getattr(
     idmap: *mut bindings::mnt_idmap,
     path: *const bindings::path,
