@@ -10,8 +10,9 @@ TESTED_KVER=${TESTED_KVER:-7.2.12-1~bpo13+1}
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
+# udev: virtme-ng guests run the host's udevd to name their virtio ports.
 debs=(clang-19 lld-19 llvm-19 libclang-19-dev bc bison flex libelf-dev
-      libssl-dev cpio kmod busybox-static xz-utils python3-pip rsync)
+      libssl-dev cpio kmod busybox-static xz-utils rsync udev)
 
 have_all() {
 	local p
@@ -20,6 +21,7 @@ have_all() {
 	done
 	ls /usr/src/linux-source-7.2*.tar.* >/dev/null 2>&1 || return 1
 	command -v bindgen >/dev/null 2>&1 || [ -x "$HOME/.cargo/bin/bindgen" ] || return 1
+	command -v vng >/dev/null 2>&1 || return 1
 	rustup component list --installed 2>/dev/null | grep -q '^rust-src' || return 1
 }
 
@@ -65,5 +67,9 @@ rustup component add rust-src rustfmt clippy >/dev/null
 if ! command -v bindgen >/dev/null 2>&1; then
 	say "cargo install bindgen-cli"
 	cargo install --locked bindgen-cli >/dev/null
+fi
+if ! command -v vng >/dev/null 2>&1; then
+	say "pip install virtme-ng"
+	python3 -m pip install -q virtme-ng || die "could not install virtme-ng"
 fi
 say "host set up"

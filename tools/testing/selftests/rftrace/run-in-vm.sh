@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Run inside the test VM by /init: load rftrace, mount rftracefs, run every
+# Run inside the test VM (by /init, or by run-vng.sh): load rftrace, mount rftracefs, run every
 # selftest case (KTAP on stdout), and on a debug kernel scan for leaks.
 here=$(cd "$(dirname "$0")" && pwd)
-insmod /lib/modules/rftrace.ko || echo "# insmod rftrace.ko failed"
+export RFTRACE_KO=${RFTRACE_KO:-/lib/modules/rftrace.ko}
+insmod "$RFTRACE_KO" || echo "# insmod $RFTRACE_KO failed"
 mount -t rftracefs nodev /sys/kernel/rftrace || echo "# mounting rftracefs failed"
 "$here/rftracetest" -d /sys/kernel/rftrace
 status=$?
