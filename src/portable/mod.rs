@@ -11,6 +11,8 @@ pub(crate) mod cpumask;
 pub(crate) mod error_log;
 pub(crate) mod input;
 pub(crate) mod mount_options;
+pub(crate) mod output;
 pub(crate) mod readme;
+pub(crate) mod ring_buffer;
 pub(crate) mod trace_options;
 pub(crate) mod tracer_name;

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The lockless per-CPU ring: reserve, fill, commit; consume and snapshot.
+//!
+//! One [`CpuRing`] belongs to one CPU. Only that CPU writes to it, with
+//! preemption disabled, but a write may be interrupted by an IRQ, softirq or
+//! NMI that writes an event of its own: writers nest, strictly LIFO. Readers
+//! run on any CPU, serialised among themselves by the caller.
+//!
+//! # Positions
+//!
+//! Pages have *logical numbers* that grow forever; page `n` lives in slot
+//! `n % N`. A position is a page number and a byte offset in its data.
+//!
+//! - `write` is the reservation word: the low 20 bits of the page number, the
+//!   offset (12 bits) and the low 32 bits of the time of the last reserved
+//!   event. One compare-and-swap reserves space *and* fixes the event's
+//!   predecessor, so its time delta is always relative to the right event,
+//!   whatever nests in between.
+//! - `commit` is the committed position (full page number, offset). Writers
+//!   count their nesting; when the outermost one commits, nothing on this
+//!   CPU is half written, and it publishes the reservation position with
+//!   `fetch_max` (so a stale, interrupted publisher cannot move it back).
+//! - `head` is the oldest unread page and how many of its events were
+//!   consumed. Readers consume an event by a compare-and-swap of `head`; an
+//!   overwriting writer moves `head` past a page by a compare-and-swap too,
+//!   counting the page's unconsumed events as overrun. Every event is thus
+//!   either read or counted as overrun, exactly once.
+//!
+//! Readers copy committed data out of a page and check afterwards that the
+//! page was not reused meanwhile (its `number` in [`PageMeta`] is unchanged),
+//! like a sequence lock. Writers never wait for readers.
+
+use super::format::{self, PageDecoder, PAGE_DATA_SIZE};
+use core::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering::*};
+
+const DATA_WORDS: usize = PAGE_DATA_SIZE / 4;
+const PAGE_BITS: u32 = 20;
+const PAGE_MASK: u64 = (1 << PAGE_BITS) - 1;
+const OFFSET_BITS: u32 = 12;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+const CONSUMED_BITS: u32 = 16;
+/// A gap this long could hide a wrap of the 32-bit time in `write`: such an
+/// event carries an absolute time stamp.
+const LONG_GAP: u64 = 1 << 31;
+
+/// One page, laid out in the kernel's binary format.
+#[repr(C)]
+pub(crate) struct Page {
+    /// Time of the page's first event.
+    pub(crate) time_stamp: AtomicU64,
+    /// Data bytes in the page, set when the writer leaves it.
+    pub(crate) commit: AtomicU64,
+    /// Event data, written as 32-bit words.
+    pub(crate) data: [AtomicU32; DATA_WORDS],
+}
+
+const _: () = assert!(core::mem::size_of::<Page>() == format::PAGE_SIZE);
+
+/// What the ring keeps about each page slot besides the page itself.
+pub(crate) struct PageMeta {
+    /// Logical number of the page the slot holds.
+    number: AtomicU64,
+    /// Events reserved in it.
+    entries: AtomicU32,
+}
+
+impl PageMeta {
+    /// Metadata of an unused slot.
+    pub(crate) const fn new() -> Self {
+        PageMeta { number: AtomicU64::new(u64::MAX), entries: AtomicU32::new(0) }
+    }
+}
+
+/// The pages of one ring, in slots `0..len()`.
+pub(crate) trait PageStore {
+    /// Number of slots (at least 2).
+    fn len(&self) -> usize;
+    /// The page in `slot`.
+    fn page(&self, slot: usize) -> &Page;
+    /// The metadata of `slot`.
+    fn meta(&self, slot: usize) -> &PageMeta;
+}
+
+/// Counters of one ring, as `per_cpu/cpuN/stats` shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Stats {
+    /// Events written (reserved) since the last reset.
+    pub(crate) written: u64,
+    /// Events overwritten before they were read.
+    pub(crate) overrun: u64,
+    /// Events refused because the buffer was full (no-overwrite mode).
+    pub(crate) dropped: u64,
+    /// Events consumed by readers.
+    pub(crate) read: u64,
+    /// Events lost because their page was reused before they were committed.
+    pub(crate) commit_overrun: u64,
+}
+
+/// Space reserved for one event, to fill and then [`CpuRing::commit`].
+#[must_use]
+pub(crate) struct Reservation {
+    page: u64,
+    /// Word index of the payload in the page data.
+    word: usize,
+    len: usize,
+}
+
+/// A reader's place in a ring, and a copy of the page it reads.
+pub(crate) struct Cursor {
+    page: u64,
+    /// Events of `page` consumed when `offset` and `ts` were computed.
+    consumed: u64,
+    offset: usize,
+    ts: u64,
+    /// Overrun already reported to this reader.
+    seen_overrun: u64,
+}
+
+impl Cursor {
+    /// A cursor at the start of the ring.
+    pub(crate) const fn new() -> Self {
+        Cursor { page: 0, consumed: 0, offset: 0, ts: 0, seen_overrun: 0 }
+    }
+}
+
+/// An event handed to a reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReadEvent {
+    /// Its time stamp.
+    pub(crate) ts: u64,
+    /// Bytes of payload copied out (the payload rounded up to 4 bytes).
+    pub(crate) len: usize,
+    /// Events overwritten since this reader's previous event.
+    pub(crate) lost: u64,
+}
+
+/// The ring of one CPU.
+pub(crate) struct CpuRing<S: PageStore> {
+    pages: S,
+    write: AtomicU64,
+    commit: AtomicU64,
+    head: AtomicU64,
+    nesting: AtomicU32,
+    /// Approximate time of the latest event, to spot long gaps.
+    last_ts: AtomicU64,
+    overwrite: AtomicBool,
+    written: AtomicU64,
+    overrun: AtomicU64,
+    dropped: AtomicU64,
+    read: AtomicU64,
+    commit_overrun: AtomicU64,
+}
+
+fn pack_write(page: u64, offset: usize, ts: u64) -> u64 {
+    ((ts & 0xffff_ffff) << 32) | ((page & PAGE_MASK) << OFFSET_BITS) | offset as u64
+}
+
+fn unpack_write(w: u64) -> (u64, usize, u32) {
+    ((w >> OFFSET_BITS) & PAGE_MASK, (w & OFFSET_MASK) as usize, (w >> 32) as u32)
+}
+
+fn pack_pos(page: u64, offset: usize) -> u64 {
+    (page << OFFSET_BITS) | offset as u64
+}
+
+fn unpack_pos(p: u64) -> (u64, usize) {
+    (p >> OFFSET_BITS, (p & OFFSET_MASK) as usize)
+}
+
+fn pack_head(page: u64, consumed: u64) -> u64 {
+    (page << CONSUMED_BITS) | consumed
+}
+
+fn unpack_head(h: u64) -> (u64, u64) {
+    (h >> CONSUMED_BITS, h & ((1 << CONSUMED_BITS) - 1))
+}
+
+impl<S: PageStore> CpuRing<S> {
+    /// A ring over `pages`, empty, in overwrite mode.
+    pub(crate) fn new(pages: S) -> Self {
+        let ring = CpuRing {
+            pages,
+            write: AtomicU64::new(0),
+            commit: AtomicU64::new(0),
+            head: AtomicU64::new(0),
+            nesting: AtomicU32::new(0),
+            last_ts: AtomicU64::new(0),
+            overwrite: AtomicBool::new(true),
+            written: AtomicU64::new(0),
+            overrun: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            read: AtomicU64::new(0),
+            commit_overrun: AtomicU64::new(0),
+        };
+        ring.reset();
+        ring
+    }
+
+    /// Empties the ring and zeroes its counters.
+    ///
+    /// No writer and no reader may use the ring meanwhile.
+    pub(crate) fn reset(&self) {
+        for slot in 0..self.pages.len() {
+            self.pages.meta(slot).number.store(u64::MAX, Relaxed);
+            self.pages.meta(slot).entries.store(0, Relaxed);
+        }
+        let first = self.pages.page(0);
+        first.time_stamp.store(0, Relaxed);
+        first.commit.store(0, Relaxed);
+        self.pages.meta(0).number.store(0, Relaxed);
+        self.write.store(pack_write(0, 0, 0), Relaxed);
+        self.commit.store(pack_pos(0, 0), Relaxed);
+        self.head.store(pack_head(0, 0), Relaxed);
+        self.last_ts.store(0, Relaxed);
+        for counter in [&self.written, &self.overrun, &self.dropped, &self.read, &self.commit_overrun] {
+            counter.store(0, Relaxed);
+        }
+        fence(Release);
+    }
+
+    /// The page store.
+    pub(crate) fn pages(&self) -> &S {
+        &self.pages
+    }
+
+    /// Overwrite the oldest events when full (`true`), or drop new ones.
+    pub(crate) fn set_overwrite(&self, on: bool) {
+        self.overwrite.store(on, Relaxed);
+    }
+
+    /// The counters.
+    pub(crate) fn stats(&self) -> Stats {
+        Stats {
+            written: self.written.load(Relaxed),
+            overrun: self.overrun.load(Relaxed),
+            dropped: self.dropped.load(Relaxed),
+            read: self.read.load(Relaxed),
+            commit_overrun: self.commit_overrun.load(Relaxed),
+        }
+    }
+
+    fn slots(&self) -> u64 {
+        self.pages.len() as u64
+    }
+
+    fn slot(&self, page: u64) -> usize {
+        (page % self.slots()) as usize
+    }
+
+    /// The full number of a page given the low bits kept in `write`.
+    fn full_page(&self, low: u64) -> u64 {
+        let base = unpack_pos(self.commit.load(Relaxed)).0;
+        base + (low.wrapping_sub(base) & PAGE_MASK)
+    }
+
+    /// Reserves room for an event of `len` payload bytes, stamped with
+    /// `clock()` (read after the place of the event is known, so time never
+    /// goes backwards in the ring). Returns `None` when the event is too big
+    /// or, in no-overwrite mode, the ring is full.
+    pub(crate) fn reserve(&self, len: usize, clock: &impl Fn() -> u64) -> Option<Reservation> {
+        if len > format::MAX_PAYLOAD {
+            self.dropped.fetch_add(1, Relaxed);
+            return None;
+        }
+        self.nesting.fetch_add(1, Relaxed);
+        let size = format::event_size(len);
+        let reserved = loop {
+            let w = self.write.load(Relaxed);
+            let (low, offset, last_low) = unpack_write(w);
+            let now = clock();
+            let long_gap = now.wrapping_sub(self.last_ts.load(Relaxed)) >= LONG_GAP;
+            let delta = u64::from((now as u32).wrapping_sub(last_low));
+            let time_words = if long_gap {
+                Some(format::time_stamp(now))
+            } else if delta > format::DELTA_MAX {
+                Some(format::time_extend(delta))
+            } else {
+                None
+            };
+            let need = size + if time_words.is_some() { format::TIME_EVENT_SIZE } else { 0 };
+            if offset + need <= PAGE_DATA_SIZE {
+                let next = pack_write(low, offset + need, now);
+                if self.write.compare_exchange(w, next, Relaxed, Relaxed).is_err() {
+                    continue;
+                }
+                let page = self.full_page(low);
+                let mut word = offset / 4;
+                if let Some(words) = time_words {
+                    self.store_words(page, word, &words);
+                    word += 2;
+                }
+                let delta = if time_words.is_some() { 0 } else { delta };
+                break Some((page, word, delta, now));
+            }
+            match self.move_to_next_page(w, low, offset, size, now) {
+                Some(page) => break Some((page, 0, 0, now)),
+                None if self.write.load(Relaxed) != w => continue,
+                None => break None,
+            }
+        };
+        let Some((page, word, delta, now)) = reserved else {
+            self.dropped.fetch_add(1, Relaxed);
+            self.end_nesting();
+            return None;
+        };
+        let (head, n) = format::data_header(len, delta);
+        self.store_words(page, word, &head[..n]);
+        self.pages.meta(self.slot(page)).entries.fetch_add(1, Relaxed);
+        self.written.fetch_add(1, Relaxed);
+        self.last_ts.store(now, Relaxed);
+        Some(Reservation { page, word: word + n, len })
+    }
+
+    /// Tries to move the write position from page `low` (at `offset`) to a
+    /// fresh page, reserving `size` bytes at its start. Returns the new
+    /// page's number, or `None` if another writer moved first (the caller
+    /// retries) or the ring is full in no-overwrite mode.
+    fn move_to_next_page(&self, w: u64, low: u64, offset: usize, size: usize, now: u64) -> Option<u64> {
+        let page = self.full_page(low);
+        let next = page + 1;
+        let slots = self.slots();
+        if !self.overwrite.load(Relaxed) {
+            let (head_page, _) = unpack_head(self.head.load(Acquire));
+            if next >= head_page + slots {
+                return None;
+            }
+        }
+        if self.write.compare_exchange(w, pack_write(next, size, now), Relaxed, Relaxed).is_err() {
+            return None;
+        }
+        // This writer owns the end of `page` and all of `next`.
+        self.pages.page(self.slot(page)).commit.store(offset as u64, Release);
+        if next >= slots {
+            self.push_head_past(next - slots);
+        }
+        let slot = self.slot(next);
+        let meta = self.pages.meta(slot);
+        meta.number.store(next, Relaxed);
+        // Readers that see any of the new data also see the new number.
+        fence(Release);
+        meta.entries.store(0, Relaxed);
+        let new_page = self.pages.page(slot);
+        new_page.time_stamp.store(now, Relaxed);
+        new_page.commit.store(0, Relaxed);
+        Some(next)
+    }
+
+    /// Moves `head` beyond page `old` (overwrite), counting the events of
+    /// the pages it passes that nobody consumed.
+    fn push_head_past(&self, old: u64) {
+        let mut h = self.head.load(Acquire);
+        loop {
+            let (page, consumed) = unpack_head(h);
+            if page > old {
+                return;
+            }
+            let meta = self.pages.meta(self.slot(page));
+            let entries = if meta.number.load(Relaxed) == page { u64::from(meta.entries.load(Relaxed)) } else { 0 };
+            match self.head.compare_exchange(h, pack_head(page + 1, 0), AcqRel, Acquire) {
+                Ok(_) => {
+                    self.overrun.fetch_add(entries.saturating_sub(consumed), Relaxed);
+                    h = pack_head(page + 1, 0);
+                }
+                Err(now) => h = now,
+            }
+        }
+    }
+
+    fn store_words(&self, page: u64, word: usize, words: &[u32]) {
+        let data = &self.pages.page(self.slot(page)).data;
+        for (i, &value) in words.iter().enumerate() {
+            if let Some(slot) = data.get(word + i) {
+                slot.store(value, Relaxed);
+            }
+        }
+    }
+
+    /// Writes the payload of a reservation (`bytes` beyond its length are
+    /// ignored, missing ones are zero).
+    pub(crate) fn fill(&self, r: &Reservation, bytes: &[u8]) {
+        let data = &self.pages.page(self.slot(r.page)).data;
+        for i in 0..r.len.div_ceil(4) {
+            let mut word = [0u8; 4];
+            for (j, byte) in word.iter_mut().enumerate() {
+                let at = i * 4 + j;
+                if at < r.len {
+                    *byte = bytes.get(at).copied().unwrap_or(0);
+                }
+            }
+            if let Some(slot) = data.get(r.word + i) {
+                slot.store(u32::from_le_bytes(word), Relaxed);
+            }
+        }
+    }
+
+    /// Commits a filled reservation. The event becomes visible to readers
+    /// when the outermost nested writer of this CPU commits.
+    pub(crate) fn commit(&self, r: Reservation) {
+        if self.pages.meta(self.slot(r.page)).number.load(Relaxed) != r.page {
+            // Nested writers wrapped the whole ring over this event.
+            self.commit_overrun.fetch_add(1, Relaxed);
+        }
+        self.end_nesting();
+    }
+
+    fn end_nesting(&self) {
+        if self.nesting.fetch_sub(1, Relaxed) != 1 {
+            return;
+        }
+        // Outermost: every reservation up to `write` is complete.
+        let (low, offset, _) = unpack_write(self.write.load(Relaxed));
+        let page = self.full_page(low);
+        self.commit.fetch_max(pack_pos(page, offset), Release);
+    }
+
+    /// Copies the committed data of `page` into `out` (a whole page:
+    /// header then data) and returns its data length, or `None` if the
+    /// page is not in the ring any more or not yet.
+    fn snapshot(&self, page: u64, out: &mut [u8; format::PAGE_SIZE]) -> Option<usize> {
+        let (commit_page, commit_offset) = unpack_pos(self.commit.load(Acquire));
+        if page > commit_page {
+            return None;
+        }
+        let slot = self.slot(page);
+        let meta = self.pages.meta(slot);
+        if meta.number.load(Acquire) != page {
+            return None;
+        }
+        let src = self.pages.page(slot);
+        let len = if page < commit_page { src.commit.load(Acquire) as usize } else { commit_offset };
+        let len = len.min(PAGE_DATA_SIZE);
+        out[..8].copy_from_slice(&src.time_stamp.load(Relaxed).to_le_bytes());
+        out[8..16].copy_from_slice(&(len as u64).to_le_bytes());
+        for (i, word) in src.data[..len.div_ceil(4)].iter().enumerate() {
+            let at = format::PAGE_HEADER_SIZE + i * 4;
+            out[at..at + 4].copy_from_slice(&word.load(Relaxed).to_le_bytes());
+        }
+        fence(Acquire);
+        (meta.number.load(Relaxed) == page).then_some(len)
+    }
+
+    /// The page and event count where unread data starts, and the last
+    /// committed page.
+    fn unread(&self) -> (u64, u64, u64) {
+        let (head_page, consumed) = unpack_head(self.head.load(Acquire));
+        (head_page, consumed, unpack_pos(self.commit.load(Acquire)).0)
+    }
+
+    /// Copies page `page` (see [`Self::snapshot`]) for a non-consuming
+    /// reader; `None` if it was overwritten or is not committed yet.
+    pub(crate) fn copy_page(&self, page: u64, out: &mut [u8; format::PAGE_SIZE]) -> Option<usize> {
+        self.snapshot(page, out)
+    }
+
+    /// The first unread page, the events of it already consumed, and the
+    /// last page with committed data: what a non-consuming reader walks.
+    pub(crate) fn readable(&self) -> (u64, u64, u64) {
+        self.unread()
+    }
+
+    /// Finds in the copied page data the place after its first `consumed`
+    /// events, starting from what `cursor` remembers when it is on the same
+    /// page. Returns the byte offset and the time of the event before it.
+    fn locate(cursor: &mut Cursor, head_page: u64, consumed: u64, page: &[u8], len: usize) -> (usize, u64) {
+        if cursor.page != head_page || cursor.consumed > consumed {
+            cursor.page = head_page;
+            cursor.consumed = 0;
+            cursor.offset = 0;
+            cursor.ts = u64::from_le_bytes(page[..8].try_into().unwrap_or([0; 8]));
+        }
+        let data = &page[format::PAGE_HEADER_SIZE..format::PAGE_HEADER_SIZE + len];
+        let mut decoder = PageDecoder::new(&data[cursor.offset.min(len)..], cursor.ts);
+        while cursor.consumed < consumed {
+            let Some(Ok(record)) = decoder.next() else { break };
+            cursor.consumed += 1;
+            cursor.offset += record.end;
+            cursor.ts = record.ts;
+            decoder = PageDecoder::new(&data[cursor.offset.min(len)..], cursor.ts);
+        }
+        (cursor.offset, cursor.ts)
+    }
+
+    /// Events overwritten since the cursor last asked.
+    fn take_lost(&self, cursor: &mut Cursor) -> u64 {
+        let overrun = self.overrun.load(Relaxed);
+        let lost = overrun.saturating_sub(cursor.seen_overrun);
+        cursor.seen_overrun = overrun;
+        lost
+    }
+
+    /// Consumes the oldest unread event: its payload is copied to `payload`
+    /// (cut to its size); `page` is the reader's scratch page. Returns
+    /// `None` when nothing is committed beyond what was read.
+    pub(crate) fn consume(
+        &self,
+        cursor: &mut Cursor,
+        page: &mut [u8; format::PAGE_SIZE],
+        payload: &mut [u8],
+    ) -> Option<ReadEvent> {
+        loop {
+            let h = self.head.load(Acquire);
+            let (head_page, consumed) = unpack_head(h);
+            let (_, _, commit_page) = self.unread();
+            let Some(len) = self.snapshot(head_page, page) else {
+                if self.head.load(Acquire) != h {
+                    continue;
+                }
+                return None;
+            };
+            let (offset, ts) = Self::locate(cursor, head_page, consumed, page, len);
+            let data = &page[format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len];
+            let Some(Ok(record)) = PageDecoder::new(data, ts).next() else {
+                if head_page < commit_page {
+                    // A full page, wholly consumed: move on.
+                    let _ = self.head.compare_exchange(h, pack_head(head_page + 1, 0), AcqRel, Acquire);
+                    continue;
+                }
+                return None;
+            };
+            if self.head.compare_exchange(h, pack_head(head_page, consumed + 1), AcqRel, Acquire).is_err() {
+                continue;
+            }
+            cursor.consumed = consumed + 1;
+            cursor.offset = offset + record.end;
+            cursor.ts = record.ts;
+            let n = record.payload.len().min(payload.len());
+            payload[..n].copy_from_slice(&record.payload[..n]);
+            self.read.fetch_add(1, Relaxed);
+            return Some(ReadEvent { ts: record.ts, len: n, lost: self.take_lost(cursor) });
+        }
+    }
+
+    /// Consumes every unread committed event of the oldest page at once and
+    /// writes them to `out` as a page in the binary format (as
+    /// `trace_pipe_raw` hands pages out), flagging lost events in `commit`.
+    /// Returns the number of data bytes, or `None` if nothing is unread.
+    pub(crate) fn consume_page(&self, cursor: &mut Cursor, out: &mut [u8; format::PAGE_SIZE]) -> Option<usize> {
+        loop {
+            let h = self.head.load(Acquire);
+            let (head_page, consumed) = unpack_head(h);
+            let (_, _, commit_page) = self.unread();
+            let Some(len) = self.snapshot(head_page, out) else {
+                if self.head.load(Acquire) != h {
+                    continue;
+                }
+                return None;
+            };
+            let (offset, ts) = Self::locate(cursor, head_page, consumed, out, len);
+            let data = &out[format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len];
+            let events = PageDecoder::new(data, ts).filter(|r| r.is_ok()).count() as u64;
+            let next = if head_page < commit_page {
+                pack_head(head_page + 1, 0)
+            } else if events > 0 {
+                pack_head(head_page, consumed + events)
+            } else {
+                return None;
+            };
+            if self.head.compare_exchange(h, next, AcqRel, Acquire).is_err() {
+                continue;
+            }
+            self.read.fetch_add(events, Relaxed);
+            *cursor = Cursor { seen_overrun: cursor.seen_overrun, ..Cursor::new() };
+            if events == 0 {
+                continue;
+            }
+            out.copy_within(format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len, format::PAGE_HEADER_SIZE);
+            let remaining = len - offset;
+            let mut commit = remaining as u64;
+            if self.take_lost(cursor) > 0 {
+                commit |= format::MISSED_EVENTS;
+            }
+            out[..8].copy_from_slice(&ts.to_le_bytes());
+            out[8..16].copy_from_slice(&commit.to_le_bytes());
+            out[format::PAGE_HEADER_SIZE + remaining..].fill(0);
+            return Some(remaining);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "ring_tests.rs"]
+mod tests;
