@@ -4,4 +4,5 @@
 //! pages and events, and the lockless per-CPU ring itself.
 
 pub(crate) mod format;
+pub(crate) mod iter;
 pub(crate) mod ring;

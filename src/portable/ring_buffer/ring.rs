@@ -580,4 +580,4 @@ impl<S: PageStore> CpuRing<S> {
 
 #[cfg(test)]
 #[path = "ring_tests.rs"]
-mod tests;
+pub(crate) mod tests;

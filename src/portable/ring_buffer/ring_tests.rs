@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::thread;
 
-struct HostPages {
+pub(crate) struct HostPages {
     pages: Vec<Box<Page>>,
     metas: Vec<PageMeta>,
 }
@@ -38,7 +38,7 @@ impl PageStore for HostPages {
     }
 }
 
-fn ring(pages: usize) -> CpuRing<HostPages> {
+pub(crate) fn ring(pages: usize) -> CpuRing<HostPages> {
     CpuRing::new(HostPages::new(pages))
 }
 
@@ -55,7 +55,7 @@ fn payload(writer: u32, seq: u32, len: usize) -> Vec<u8> {
     p
 }
 
-fn check_payload(p: &[u8]) -> (u32, u32) {
+pub(crate) fn check_payload(p: &[u8]) -> (u32, u32) {
     let word = |i: usize| u32::from_le_bytes(p[i * 4..i * 4 + 4].try_into().unwrap_or_default());
     let (writer, seq, check) = (word(0), word(1), word(2));
     assert_eq!(check, seq ^ 0x5a5a_5a5a, "torn event {writer}/{seq}");
@@ -63,7 +63,7 @@ fn check_payload(p: &[u8]) -> (u32, u32) {
     (writer, seq)
 }
 
-fn write(r: &CpuRing<HostPages>, clock: &impl Fn() -> u64, writer: u32, seq: u32, len: usize) -> bool {
+pub(crate) fn write(r: &CpuRing<HostPages>, clock: &impl Fn() -> u64, writer: u32, seq: u32, len: usize) -> bool {
     match r.reserve(len, clock) {
         Some(res) => {
             r.fill(&res, &payload(writer, seq, len));
@@ -74,7 +74,7 @@ fn write(r: &CpuRing<HostPages>, clock: &impl Fn() -> u64, writer: u32, seq: u32
     }
 }
 
-fn drain(r: &CpuRing<HostPages>) -> Vec<(u64, u32, u32)> {
+pub(crate) fn drain(r: &CpuRing<HostPages>) -> Vec<(u64, u32, u32)> {
     let mut cursor = Cursor::new();
     let mut page = [0u8; format::PAGE_SIZE];
     let mut buf = [0u8; format::PAGE_SIZE];
