@@ -11,6 +11,9 @@
 #include <linux/fs_context.h>
 #include <linux/kobject.h>
 #include <linux/namei.h>
+#include <linux/poll.h>
+#include <linux/preempt.h>
+#include <linux/wait.h>
 #include <linux/seq_file.h>
 #include <linux/sysfs.h>
 #include <linux/uidgid.h>
@@ -24,3 +27,9 @@ const unsigned int RFT_O_TRUNC = O_TRUNC;
 const unsigned int RFT_FMODE_READ = (__force unsigned int)FMODE_READ;
 const unsigned int RFT_FMODE_WRITE = (__force unsigned int)FMODE_WRITE;
 const int RFT_ENOPARAM = ENOPARAM;
+const unsigned int RFT_SOFTIRQ_OFFSET = SOFTIRQ_OFFSET;
+const unsigned int RFT_HARDIRQ_MASK = HARDIRQ_MASK;
+const unsigned int RFT_NMI_MASK = NMI_MASK;
+const unsigned int RFT_PREEMPT_MASK = PREEMPT_MASK;
+const unsigned int RFT_O_NONBLOCK = O_NONBLOCK;
+const unsigned int RFT_EPOLLIN_RDNORM = (__force unsigned int)(EPOLLIN | EPOLLRDNORM);

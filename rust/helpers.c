@@ -8,7 +8,15 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
+#include <linux/gfp.h>
+#include <linux/poll.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/wait.h>
 #include <linux/sched/clock.h>
+#include <linux/smp.h>
+#include <linux/trace_events.h>
 #include <linux/uidgid.h>
 
 #include "helpers.h"
@@ -66,3 +74,85 @@ u64 rft_local_clock(void)
 	return local_clock();
 }
 
+
+unsigned long rft_get_zeroed_page(void)
+{
+	return get_zeroed_page(GFP_KERNEL);
+}
+
+void rft_free_page(unsigned long addr)
+{
+	free_page(addr);
+}
+
+void rft_preempt_disable_notrace(void)
+{
+	preempt_disable_notrace();
+}
+
+void rft_preempt_enable_notrace(void)
+{
+	preempt_enable_notrace();
+}
+
+unsigned int rft_smp_processor_id(void)
+{
+	return raw_smp_processor_id();
+}
+
+unsigned int rft_preempt_count(void)
+{
+	return preempt_count();
+}
+
+bool rft_irqs_disabled(void)
+{
+	return irqs_disabled();
+}
+
+bool rft_need_resched(void)
+{
+	return tif_need_resched();
+}
+
+unsigned int rft_num_online_cpus(void)
+{
+	return num_online_cpus();
+}
+
+bool rft_cpu_online(unsigned int cpu)
+{
+	return cpu_online(cpu);
+}
+
+void rft_init_waitqueue_head(struct wait_queue_head *wq)
+{
+	init_waitqueue_head(wq);
+}
+
+void rft_wake_up_all(struct wait_queue_head *wq)
+{
+	wake_up_interruptible_all(wq);
+}
+
+/* wait_event_interruptible() with the condition as a callback. */
+int rft_wait_event_interruptible(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg)
+{
+	return wait_event_interruptible(*wq, cond(arg));
+}
+
+void rft_poll_wait(struct file *file, struct wait_queue_head *wq, struct poll_table_struct *pt)
+{
+	poll_wait(file, wq, pt);
+}
+
+/* The current task's name, TASK_COMM_LEN bytes with a NUL. */
+void rft_current_comm(char *buf)
+{
+	strscpy(buf, current->comm, TASK_COMM_LEN);
+}
+
+int rft_current_pid(void)
+{
+	return current->pid;
+}

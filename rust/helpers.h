@@ -20,5 +20,25 @@ u32 rft_gid_value(kgid_t gid);
 unsigned int rft_nr_cpu_ids(void);
 bool rft_cpu_possible(unsigned int cpu);
 u64 rft_local_clock(void);
+unsigned long rft_get_zeroed_page(void);
+void rft_free_page(unsigned long addr);
+void rft_preempt_disable_notrace(void);
+void rft_preempt_enable_notrace(void);
+unsigned int rft_smp_processor_id(void);
+unsigned int rft_preempt_count(void);
+bool rft_irqs_disabled(void);
+bool rft_need_resched(void);
+unsigned int rft_num_online_cpus(void);
+bool rft_cpu_online(unsigned int cpu);
+
+struct wait_queue_head;
+struct file;
+struct poll_table_struct;
+void rft_init_waitqueue_head(struct wait_queue_head *wq);
+void rft_wake_up_all(struct wait_queue_head *wq);
+int rft_wait_event_interruptible(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg);
+void rft_poll_wait(struct file *file, struct wait_queue_head *wq, struct poll_table_struct *pt);
+void rft_current_comm(char *buf);
+int rft_current_pid(void);
 
 #endif

@@ -22,3 +22,13 @@ echo 1 > tracing_on
 # A refused write fails with EINVAL and is explained in error_log.
 echo bogus > current_tracer
 cat error_log
+# The buffer: user space writes events with trace_marker; trace shows them
+# merged across CPUs, trace_pipe consumes them.
+echo 'hello from CPU0' > trace_marker
+taskset -c 1 sh -c 'echo "hello from CPU1" > trace_marker' 2>/dev/null ||
+	echo 'hello again' > trace_marker
+cat trace
+cat per_cpu/cpu0/stats
+timeout 1 cat trace_pipe
+cat trace
+cat events/header_page

@@ -13,14 +13,18 @@ use crate::portable::{
     input::{self, InputError},
     readme, trace_options, tracer_name,
 };
-use crate::rftracefs::{Attribute, Dir};
+use crate::portable::ring_buffer::format;
+use crate::rftracefs::{stream_fops, Attribute, Dir, OpTable};
+use crate::trace_readers::{TraceFile, TraceMarker, TracePipe};
 use crate::tracer;
-use kernel::{prelude::*, sync::Arc};
+use kernel::{prelude::*, str::CString, sync::Arc};
 
 /// Read-only files.
 const READ_ONLY: u16 = 0o440;
 /// Read-write files.
 const READ_WRITE: u16 = 0o640;
+/// Write-only files.
+const WRITE_ONLY: u16 = 0o220;
 /// The longest write a one-value file accepts.
 const MAX_VALUE_WRITE: usize = 128;
 /// The longest write `tracing_cpumask` accepts (enough for `MAX_CPUS` bits).
@@ -37,17 +41,57 @@ const FILES: &[(&str, u16, &Attribute)] = &[
     ("error_log", READ_WRITE, &ERROR_LOG),
 ];
 
+static TRACE_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<TraceFile>());
+static TRACE_PIPE_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<TracePipe>());
+static TRACE_MARKER_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<TraceMarker>());
+
 /// Creates the control files of `instance` in `dir`.
 pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     for &(name, permissions, attr) in FILES {
         dir.file(name, permissions, attr, instance, 0)?;
     }
+    dir.stream_file("trace", READ_WRITE, &TRACE_FOPS, instance, 0)?;
+    dir.stream_file("trace_pipe", READ_ONLY, &TRACE_PIPE_FOPS, instance, 0)?;
+    dir.stream_file("trace_marker", WRITE_ONLY, &TRACE_MARKER_FOPS, instance, 0)?;
     let options = dir.dir("options")?;
     for (index, option) in trace_options::ALL.iter().enumerate() {
         options.file(option.name, READ_WRITE, &OPTION_FILE, instance, index)?;
     }
+    let events = dir.dir("events")?;
+    events.file("header_page", READ_ONLY, &HEADER_PAGE, instance, 0)?;
+    events.file("header_event", READ_ONLY, &HEADER_EVENT, instance, 0)?;
+    let per_cpu = dir.dir("per_cpu")?;
+    for cpu in 0..instance.buffer().nr_cpus() {
+        let cpu_dir = per_cpu.dir(&CString::try_from_fmt(fmt!("cpu{cpu}"))?.to_str().map_err(|_| EINVAL)?)?;
+        cpu_dir.stream_file("trace", READ_WRITE, &TRACE_FOPS, instance, cpu + 1)?;
+        cpu_dir.stream_file("trace_pipe", READ_ONLY, &TRACE_PIPE_FOPS, instance, cpu + 1)?;
+        cpu_dir.file("stats", READ_ONLY, &CPU_STATS, instance, cpu)?;
+    }
     Ok(())
 }
+
+static HEADER_PAGE: Attribute = Attribute::read_only(|_, _, out| format::write_header_page(out));
+static HEADER_EVENT: Attribute = Attribute::read_only(|_, _, out| format::write_header_event(out));
+
+/// `per_cpu/cpuN/stats`, in ftrace's format.
+static CPU_STATS: Attribute = Attribute::read_only(|inst, cpu, out| {
+    let Some(ring) = inst.buffer().cpu(cpu) else {
+        return Ok(());
+    };
+    let s = ring.stats();
+    let (bytes, oldest) = ring.bytes_and_oldest();
+    let secs = |ns: u64| (ns / 1000 / 1_000_000, ns / 1000 % 1_000_000);
+    writeln!(out, "entries: {}", s.written.saturating_sub(s.overrun + s.read))?;
+    writeln!(out, "overrun: {}", s.overrun)?;
+    writeln!(out, "commit overrun: {}", s.commit_overrun)?;
+    writeln!(out, "bytes: {bytes}")?;
+    let (sec, usec) = secs(oldest);
+    writeln!(out, "oldest event ts: {sec:5}.{usec:06}")?;
+    let (sec, usec) = secs(instance::local_clock_ns());
+    writeln!(out, "now ts: {sec:5}.{usec:06}")?;
+    writeln!(out, "dropped events: {}", s.dropped)?;
+    writeln!(out, "read events: {}", s.read)
+});
 
 static README: Attribute = Attribute::read_only(|_, _, out| out.write_str(readme::TEXT));
 

@@ -6,20 +6,27 @@
 //! directory made under `instances/`. Each has its own switch, options,
 //! tracer, CPU mask and error log.
 
+use crate::bindings;
 use crate::portable::{
+    cmdlines::{Cmdlines, COMM_LEN},
     cpumask::CpuMask,
     error_log::ErrorLog,
     input::InputError,
-    trace_options::{OptionSet, TraceOption},
+    output::{self, EntryHeader},
+    records,
+    trace_options::{self, OptionSet, TraceOption},
 };
+use crate::ring_buffer::{self, TraceBuffer};
 use crate::tracer::{self, Tracer};
+use crate::wait::WaitQueue;
 use core::fmt;
 use kernel::{
     new_mutex,
     prelude::*,
+    new_spinlock,
     sync::{
         atomic::{Atomic, Relaxed},
-        Arc, Mutex,
+        Arc, Mutex, SpinLock,
     },
 };
 
@@ -40,12 +47,18 @@ struct Control {
 ///
 /// # Lock order
 ///
-/// `control` is taken only by writes to and reads of control files and is a
-/// leaf: nothing else is locked while it is held.
+/// `control` is taken only by writes to and reads of control files;
+/// `cmdlines` by writers of records and by readers formatting them. Both
+/// are leaves: nothing else is locked while either is held.
 #[pin_data]
 pub(crate) struct Instance {
     tracing_on: Atomic<bool>,
     options: Atomic<u32>,
+    buffer: TraceBuffer,
+    #[pin]
+    cmdlines: SpinLock<Cmdlines>,
+    #[pin]
+    readers: WaitQueue,
     #[pin]
     control: Mutex<Control>,
 }
@@ -55,10 +68,14 @@ impl Instance {
     /// the `nop` tracer, default options, every possible CPU traced.
     pub(crate) fn new_top() -> Result<Arc<Self>> {
         let errors = KBox::new(ErrorLog::new(), GFP_KERNEL)?;
+        let buffer = TraceBuffer::new(ring_buffer::DEFAULT_SIZE, nr_cpu_ids())?;
         Arc::pin_init(
             pin_init!(Self {
                 tracing_on: Atomic::new(true),
                 options: Atomic::new(OptionSet::defaults().0),
+                buffer,
+                cmdlines <- new_spinlock!(Cmdlines::new()),
+                readers <- WaitQueue::new(),
                 control <- new_mutex!(Control {
                     tracer: &tracer::NOP,
                     cpumask: CpuMask::first(nr_cpu_ids()),
@@ -88,8 +105,53 @@ impl Instance {
     /// Turns one general option on or off.
     pub(crate) fn set_option(&self, option: TraceOption, on: bool) {
         let _control = self.control.lock();
-        self.options
-            .store(self.options().with(option, on).0, Relaxed);
+        self.options.store(self.options().with(option, on).0, Relaxed);
+        if option == trace_options::OVERWRITE {
+            self.buffer.set_overwrite(on);
+        }
+    }
+
+    /// The trace buffer.
+    pub(crate) fn buffer(&self) -> &TraceBuffer {
+        &self.buffer
+    }
+
+    /// Readers waiting for data.
+    pub(crate) fn readers(&self) -> &WaitQueue {
+        &self.readers
+    }
+
+    /// Calls `f` with the task name saved for `pid`.
+    pub(crate) fn with_comm<R>(&self, pid: i32, f: impl FnOnce(&str) -> R) -> R {
+        f(self.cmdlines.lock().find(pid))
+    }
+
+    /// Records a `print` event with `text`, as a write to `trace_marker`
+    /// does. Process context only (it allocates).
+    pub(crate) fn record_print(&self, text: &[u8]) -> Result {
+        // As ftrace: markers off is EINVAL, recording off is EBADF.
+        if !self.options().has(trace_options::MARKERS) {
+            return Err(EINVAL);
+        }
+        if !self.tracing_on() {
+            return Err(EBADF);
+        }
+        let mut record = KVec::from_elem(0u8, records::print_record_size(text), GFP_KERNEL)?;
+        // SAFETY: plain reads of the current context.
+        let pid = unsafe { bindings::rft_current_pid() };
+        let (flags, preempt_count) = current_context();
+        let header = EntryHeader { kind: records::TYPE_PRINT, flags, preempt_count, pid };
+        records::encode_print(&mut record, header, 0, text);
+        if self.options().has(trace_options::RECORD_CMD) {
+            let mut comm = [0u8; COMM_LEN];
+            // SAFETY: `comm` has room for a task name and its NUL.
+            unsafe { bindings::rft_current_comm(comm.as_mut_ptr()) };
+            self.cmdlines.lock().save(pid, &comm);
+        }
+        if self.buffer.write(&record, &local_clock_ns) {
+            self.readers.wake_all();
+        }
+        Ok(())
     }
 
     /// The name of the tracer in use.
@@ -136,11 +198,43 @@ impl Instance {
 /// The number of possible CPU ids (`nr_cpu_ids`).
 pub(crate) fn nr_cpu_ids() -> usize {
     // SAFETY: reads a variable the kernel sets once during boot.
-    unsafe { crate::bindings::rft_nr_cpu_ids() as usize }
+    unsafe { bindings::rft_nr_cpu_ids() as usize }
+}
+
+/// The `trace_entry` flags and preemption depth of the current context.
+pub(crate) fn current_context() -> (u8, u8) {
+    // SAFETY: plain reads of the current CPU's and task's state.
+    let (count, irqs_off, resched) =
+        unsafe { (bindings::rft_preempt_count(), bindings::rft_irqs_disabled(), bindings::rft_need_resched()) };
+    let mut flags = 0;
+    if irqs_off {
+        flags |= output::FLAG_IRQS_OFF;
+    }
+    if resched {
+        flags |= output::FLAG_NEED_RESCHED;
+    }
+    if count & bindings::RFT_NMI_MASK != 0 {
+        flags |= output::FLAG_NMI;
+    }
+    if count & bindings::RFT_HARDIRQ_MASK != 0 {
+        flags |= output::FLAG_HARDIRQ;
+    }
+    if count & bindings::RFT_SOFTIRQ_OFFSET != 0 {
+        flags |= output::FLAG_SOFTIRQ;
+    }
+    // The caller's own depth, without the level the writer itself adds.
+    let depth = (count & bindings::RFT_PREEMPT_MASK).min(0xf) as u8;
+    (flags, depth)
+}
+
+/// The number of online CPUs.
+pub(crate) fn online_cpus() -> u32 {
+    // SAFETY: reads the online mask's weight.
+    unsafe { bindings::rft_num_online_cpus() }
 }
 
 /// The local CPU clock in nanoseconds, as ftrace's `local` trace clock.
-fn local_clock_ns() -> u64 {
+pub(crate) fn local_clock_ns() -> u64 {
     // SAFETY: `local_clock` may be called from any context.
-    unsafe { crate::bindings::rft_local_clock() }
+    unsafe { bindings::rft_local_clock() }
 }

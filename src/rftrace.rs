@@ -12,7 +12,10 @@ mod control_files;
 mod instance;
 mod portable;
 mod rftracefs;
+mod ring_buffer;
+mod trace_readers;
 mod tracer;
+mod wait;
 
 use kernel::prelude::*;
 

@@ -9,13 +9,16 @@
 //! `rmmod` is refused while rftracefs is mounted.
 //!
 //! - [`attr`]: control files, as show/store callbacks over `seq_file`;
+//! - [`stream`]: files whose text is generated per open file (`trace`);
 //! - [`dir`]: creating files and directories in a live super block;
 //! - [`mount`]: the file system type, mount options and super block.
 
 mod attr;
 mod dir;
 mod mount;
+mod stream;
 
-pub(crate) use attr::Attribute;
+pub(crate) use attr::{Attribute, OpTable};
+pub(crate) use stream::{stream_fops, Stream};
 pub(crate) use dir::Dir;
 pub(crate) use mount::Registration;

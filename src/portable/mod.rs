@@ -7,12 +7,14 @@
 //! into the host test crate (`tools/testing/hosttests`), where `cargo test`
 //! exercises it. Nothing here may name `kernel::` or allocate.
 
+pub(crate) mod cmdlines;
 pub(crate) mod cpumask;
 pub(crate) mod error_log;
 pub(crate) mod input;
 pub(crate) mod mount_options;
 pub(crate) mod output;
 pub(crate) mod readme;
+pub(crate) mod records;
 pub(crate) mod ring_buffer;
 pub(crate) mod trace_options;
 pub(crate) mod tracer_name;

@@ -24,4 +24,11 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   tracing_cpumask\t- hex mask of the CPUs that are traced (as %*pb prints it)
   error_log\t\t- why recent writes to these files were refused;
 \t\t\t  write to it (echo > error_log) to clear it
+  trace\t\t\t- the trace buffer as text, all CPUs merged by time; reading
+\t\t\t  consumes nothing; open it with O_TRUNC (echo > trace) to clear it
+  trace_pipe\t\t- like trace, but consumes what it prints and waits for more
+  trace_marker\t\t- each write is recorded as a print event
+  per_cpu/\t\t- cpuN/trace, cpuN/trace_pipe: the same for one CPU;
+\t\t\t  cpuN/stats: that CPU's buffer counters
+  events/\t\t- header_page, header_event: the binary page and event format
 ";

@@ -52,7 +52,9 @@ impl Attribute {
 
 /// What an rftracefs file inode points at (`inode->i_private`).
 pub(super) struct FileNode {
-    pub(super) attr: &'static Attribute,
+    /// The control file's behaviour; `None` for stream files, whose inode
+    /// has their own file operations.
+    pub(super) attr: Option<&'static Attribute>,
     pub(super) instance: Arc<Instance>,
     /// Name shown in `error_log`.
     pub(super) name: &'static str,
@@ -61,7 +63,7 @@ pub(super) struct FileNode {
 
 /// A `Sync` wrapper for C operation tables, which hold raw pointers.
 #[repr(transparent)]
-pub(super) struct OpTable<T>(pub(super) T);
+pub(crate) struct OpTable<T>(pub(crate) T);
 
 // SAFETY: the tables are immutable after construction and only hold
 // function pointers and null pointers, which any thread may read.
@@ -120,7 +122,7 @@ unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings:
     // SAFETY: `file` is the file being opened.
     let (mode, flags) = unsafe { ((*file).f_mode, (*file).f_flags) };
     if mode & bindings::RFT_FMODE_WRITE != 0 && flags & bindings::RFT_O_TRUNC != 0 {
-        if let Some(truncate) = node.attr.truncate {
+        if let Some(truncate) = node.attr.and_then(|a| a.truncate) {
             truncate(&node.instance);
         }
     }
@@ -158,7 +160,9 @@ unsafe extern "C" fn attr_show(m: *mut bindings::seq_file, _v: *mut c_void) -> c
     let mut out = SeqWriter(m);
     // An error here only means the seq_file buffer overflowed: `seq_read`
     // notices that itself and calls again with a larger buffer.
-    let _ = (node.attr.show)(&node.instance, node.index, &mut out);
+    if let Some(attr) = node.attr {
+        let _ = (attr.show)(&node.instance, node.index, &mut out);
+    }
     0
 }
 
@@ -183,10 +187,11 @@ unsafe extern "C" fn attr_write(
 }
 
 fn write_to(node: &FileNode, buf: usize, count: usize) -> Result {
-    let store = node.attr.store.ok_or(EINVAL)?;
+    let attr = node.attr.ok_or(EINVAL)?;
+    let store = attr.store.ok_or(EINVAL)?;
     let mut text = KVec::new();
-    if node.attr.max_write > 0 {
-        if count > node.attr.max_write {
+    if attr.max_write > 0 {
+        if count > attr.max_write {
             // Keep the start of the write for `error_log`.
             UserSlice::new(UserPtr::from_addr(buf), count.min(128))
                 .read_all(&mut text, GFP_KERNEL)?;

@@ -2,7 +2,7 @@
 
 //! Creating files and directories in the rftracefs super block.
 
-use super::attr::{FileNode, ATTR_FOPS};
+use super::attr::{FileNode, OpTable, ATTR_FOPS};
 use super::mount;
 use crate::bindings;
 use crate::instance::Instance;
@@ -43,16 +43,35 @@ impl Dir {
         index: usize,
     ) -> Result {
         let node = KBox::new(
-            FileNode {
-                attr,
-                instance: instance.clone(),
-                name,
-                index,
-            },
+            FileNode { attr: Some(attr), instance: instance.clone(), name, index },
             GFP_KERNEL,
         )?;
+        self.file_with_fops(name, permissions, &ATTR_FOPS, node)
+    }
+
+    /// Creates stream file `name` of `instance` with file operations `fops`
+    /// (see [`super::stream_fops`]); `index` is passed to the stream.
+    pub(crate) fn stream_file(
+        &self,
+        name: &'static str,
+        permissions: u16,
+        fops: &'static OpTable<bindings::file_operations>,
+        instance: &Arc<Instance>,
+        index: usize,
+    ) -> Result {
+        let node = KBox::new(FileNode { attr: None, instance: instance.clone(), name, index }, GFP_KERNEL)?;
+        self.file_with_fops(name, permissions, fops, node)
+    }
+
+    fn file_with_fops(
+        &self,
+        name: &str,
+        permissions: u16,
+        fops: &'static OpTable<bindings::file_operations>,
+        node: KBox<FileNode>,
+    ) -> Result {
         let mode = bindings::RFT_S_IFREG as u16 | permissions;
-        let fops = &ATTR_FOPS.0;
+        let fops = &fops.0;
         self.create(name, mode, |inode| {
             // SAFETY: `inode` is new and not yet visible to anyone else. The
             // node is freed when the inode is evicted (`drop_node`).

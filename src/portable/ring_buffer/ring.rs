@@ -219,6 +219,32 @@ impl<S: PageStore> CpuRing<S> {
         fence(Release);
     }
 
+    /// Whether events may wait to be read (written, neither read nor
+    /// overwritten); may be true briefly for an event not yet committed.
+    pub(crate) fn has_unread(&self) -> bool {
+        let s = self.stats();
+        s.written > s.overrun + s.read
+    }
+
+    /// Data bytes in the pages still in the ring, and the time stamp of the
+    /// oldest of them (`stats`: `bytes`, `oldest event ts`).
+    pub(crate) fn bytes_and_oldest(&self) -> (u64, u64) {
+        let (head, _, commit_page) = self.unread();
+        let commit_offset = unpack_pos(self.commit.load(Acquire)).1;
+        let mut bytes = 0;
+        let mut oldest = None;
+        for page in head..=commit_page {
+            let slot = self.slot(page);
+            if self.pages.meta(slot).number.load(Acquire) != page {
+                continue;
+            }
+            let p = self.pages.page(slot);
+            oldest.get_or_insert(p.time_stamp.load(Relaxed));
+            bytes += if page < commit_page { p.commit.load(Relaxed) } else { commit_offset as u64 };
+        }
+        (bytes, oldest.unwrap_or(0))
+    }
+
     /// The page store.
     pub(crate) fn pages(&self) -> &S {
         &self.pages

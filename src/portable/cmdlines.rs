@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Saved command lines: which task name goes with a pid in the output
+//! (`saved_cmdlines`). A fixed table, as ftrace keeps, so recording never
+//! allocates; a pid whose slot was taken by another shows as `<...>`.
+
+/// Length of a task name (`TASK_COMM_LEN`).
+pub(crate) const COMM_LEN: usize = 16;
+/// Entries kept (ftrace's default `saved_cmdlines_size`).
+pub(crate) const DEFAULT_ENTRIES: usize = 128;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    pid: i32,
+    comm: [u8; COMM_LEN],
+}
+
+/// pid → task name, for the last `DEFAULT_ENTRIES` distinct pids seen.
+pub(crate) struct Cmdlines {
+    slots: [Slot; DEFAULT_ENTRIES],
+    next: usize,
+}
+
+impl Cmdlines {
+    /// An empty table.
+    pub(crate) const fn new() -> Self {
+        Cmdlines { slots: [Slot { pid: -1, comm: [0; COMM_LEN] }; DEFAULT_ENTRIES], next: 0 }
+    }
+
+    /// Remembers that `pid` is called `comm` (NUL-padded).
+    pub(crate) fn save(&mut self, pid: i32, comm: &[u8]) {
+        if pid <= 0 {
+            return;
+        }
+        let slot = match self.slots.iter().position(|s| s.pid == pid) {
+            Some(i) => i,
+            None => {
+                let i = self.next;
+                self.next = (self.next + 1) % DEFAULT_ENTRIES;
+                i
+            }
+        };
+        let mut name = [0u8; COMM_LEN];
+        let len = comm.iter().take(COMM_LEN - 1).position(|&b| b == 0).unwrap_or(comm.len().min(COMM_LEN - 1));
+        name[..len].copy_from_slice(&comm[..len]);
+        self.slots[slot] = Slot { pid, comm: name };
+    }
+
+    /// The name of `pid`: `<idle>` for pid 0, `<...>` when unknown.
+    pub(crate) fn find(&self, pid: i32) -> &str {
+        if pid == 0 {
+            return "<idle>";
+        }
+        self.slots
+            .iter()
+            .find(|s| s.pid == pid)
+            .map(|s| {
+                let len = s.comm.iter().position(|&b| b == 0).unwrap_or(COMM_LEN);
+                core::str::from_utf8(&s.comm[..len]).unwrap_or("<...>")
+            })
+            .unwrap_or("<...>")
+    }
+
+    /// Every saved pid and name, for `saved_cmdlines`.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (i32, &str)> + '_ {
+        self.slots.iter().filter(|s| s.pid > 0).map(move |s| (s.pid, self.find(s.pid)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saves_and_finds() {
+        let mut c = Cmdlines::new();
+        c.save(42, b"bash\0\0\0");
+        c.save(7, b"a-very-long-task-name-indeed");
+        assert_eq!(c.find(42), "bash");
+        assert_eq!(c.find(7), "a-very-long-tas");
+        assert_eq!(c.find(0), "<idle>");
+        assert_eq!(c.find(99), "<...>");
+        c.save(42, b"sh");
+        assert_eq!(c.find(42), "sh");
+        assert_eq!(c.entries().count(), 2);
+    }
+
+    #[test]
+    fn forgets_the_oldest() {
+        let mut c = Cmdlines::new();
+        for pid in 1..=(DEFAULT_ENTRIES as i32 + 1) {
+            c.save(pid, b"t");
+        }
+        assert_eq!(c.find(1), "<...>");
+        assert_eq!(c.find(2), "t");
+    }
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Typed records: what an event's payload holds, and how it prints.
+//!
+//! Every record starts with the common header ([`EntryHeader`]); the type
+//! id in it says what follows. Ids and layouts are the kernel's, so
+//! `events/*/format` files and trace-cmd agree with what is written.
+
+use super::output::{EntryHeader, ENTRY_HEADER_SIZE};
+use core::fmt;
+
+/// Type id of `print` records (`trace_marker` writes; the kernel's
+/// `TRACE_PRINT`).
+pub(crate) const TYPE_PRINT: u16 = 5;
+
+/// The most `trace_marker` accepts in one write; longer writes are cut.
+pub(crate) const MAX_MARKER: usize = 4096;
+
+/// Size of a print record for `text` (a newline is added when missing, and
+/// a NUL ends the string).
+pub(crate) fn print_record_size(text: &[u8]) -> usize {
+    let newline = usize::from(!text.ends_with(b"\n"));
+    ENTRY_HEADER_SIZE + 8 + text.len() + newline + 1
+}
+
+/// Encodes a print record into `out` (of [`print_record_size`] bytes).
+pub(crate) fn encode_print(out: &mut [u8], header: EntryHeader, ip: u64, text: &[u8]) {
+    out[..ENTRY_HEADER_SIZE].copy_from_slice(&header.to_bytes());
+    out[ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8].copy_from_slice(&ip.to_le_bytes());
+    let body = &mut out[ENTRY_HEADER_SIZE + 8..];
+    body[..text.len()].copy_from_slice(text);
+    let mut end = text.len();
+    if !text.ends_with(b"\n") {
+        body[end] = b'\n';
+        end += 1;
+    }
+    body[end] = 0;
+}
+
+/// Writes what follows the context columns for a record: the event's own
+/// text (for `print`: `tracing_mark_write: <text>`).
+pub(crate) fn write_body(out: &mut dyn fmt::Write, header: &EntryHeader, record: &[u8]) -> fmt::Result {
+    match header.kind {
+        TYPE_PRINT => {
+            let text = record.get(ENTRY_HEADER_SIZE + 8..).unwrap_or(&[]);
+            let text = &text[..text.iter().position(|&b| b == 0).unwrap_or(text.len())];
+            out.write_str("tracing_mark_write: ")?;
+            write_lossy(out, text)?;
+            if !text.ends_with(b"\n") {
+                out.write_char('\n')?;
+            }
+            Ok(())
+        }
+        kind => writeln!(out, "Unknown type {kind}"),
+    }
+}
+
+/// Writes bytes as text, with anything that is not printable ASCII (or a
+/// newline or tab) as `?`.
+fn write_lossy(out: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
+    for &b in bytes {
+        let c = if b.is_ascii_graphic() || b == b' ' || b == b'\n' || b == b'\t' { char::from(b) } else { '?' };
+        out.write_char(c)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn print_records_round_trip() {
+        let header = EntryHeader { kind: TYPE_PRINT, flags: 0, preempt_count: 0, pid: 9 };
+        for text in [&b"hello"[..], b"hello\n", b""] {
+            let mut rec = vec![0u8; print_record_size(text)];
+            encode_print(&mut rec, header, 0xffff_ffff_8100_0000, text);
+            let mut s = String::new();
+            assert!(write_body(&mut s, &header, &rec).is_ok());
+            let expect = format!("tracing_mark_write: {}\n", core::str::from_utf8(text).unwrap_or("").trim_end());
+            assert_eq!(s, expect);
+        }
+    }
+
+    #[test]
+    fn binary_text_is_shown_safely() {
+        let header = EntryHeader { kind: TYPE_PRINT, flags: 0, preempt_count: 0, pid: 9 };
+        let mut rec = vec![0u8; print_record_size(b"a\x1bb")];
+        encode_print(&mut rec, header, 0, b"a\x1bb");
+        let mut s = String::new();
+        assert!(write_body(&mut s, &header, &rec).is_ok());
+        assert_eq!(s, "tracing_mark_write: a?b\n");
+    }
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Stream files: files whose reads produce text generated on the fly from
+//! per-open state (`trace`, `trace_pipe`) and whose writes feed events in
+//! (`trace_marker`).
+//!
+//! A [`Stream`] type supplies the behaviour; [`stream_fops`] makes the
+//! `file_operations` for it. Each open file owns a `StreamFile<T>`: the
+//! stream's state and the generated text not yet read, under a mutex (reads
+//! of one open file may run concurrently, and may sleep waiting for data),
+//! and a flag that lets `poll` see pending text without the mutex.
+
+use super::attr::FileNode;
+use crate::bindings;
+use crate::instance::Instance;
+use kernel::{
+    ffi::{c_char, c_int, c_uint},
+    new_mutex,
+    prelude::*,
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Arc, Mutex,
+    },
+    uaccess::{UserPtr, UserSlice},
+};
+
+/// The largest write a stream accepts at once; longer ones are cut (the
+/// caller's `write` sees a short count).
+const MAX_WRITE: usize = 4096;
+
+/// How a stream file behaves.
+pub(crate) trait Stream: Sized + Send + Unpin {
+    /// Per-open state; `write_only` when the file was not opened for reading.
+    fn open(instance: &Arc<Instance>, index: usize, write_only: bool, truncate: bool) -> Result<Self>;
+
+    /// Appends at least some text to `text` (up to about `want` bytes), or
+    /// nothing at the end. May block unless `nonblock`.
+    fn fill(&mut self, text: &mut KVec<u8>, want: usize, nonblock: bool) -> Result;
+
+    /// Handles a write of `data`.
+    fn write(&mut self, _data: &[u8]) -> Result {
+        Err(EINVAL)
+    }
+
+    /// Whether a read of file `index` of `instance` would find data now
+    /// (for `poll`); must not block.
+    fn readable(_instance: &Instance, _index: usize) -> bool {
+        true
+    }
+}
+
+#[pin_data]
+struct StreamFile<T> {
+    instance: Arc<Instance>,
+    index: usize,
+    /// Generated text is waiting to be read.
+    pending: Atomic<bool>,
+    #[pin]
+    inner: Mutex<Inner<T>>,
+}
+
+struct Inner<T> {
+    stream: T,
+    text: KVec<u8>,
+    pos: usize,
+}
+
+/// The `file_operations` of stream type `T`.
+pub(crate) const fn stream_fops<T: Stream>() -> bindings::file_operations {
+    bindings::file_operations {
+        open: Some(stream_open::<T>),
+        read: Some(stream_read::<T>),
+        write: Some(stream_write::<T>),
+        poll: Some(stream_poll::<T>),
+        release: Some(stream_release::<T>),
+        // SAFETY: all-zero is a valid `file_operations`.
+        ..unsafe { core::mem::zeroed() }
+    }
+}
+
+/// The open file's state.
+///
+/// # Safety
+///
+/// `file` must be open with `T`'s operations.
+unsafe fn state<'a, T>(file: *mut bindings::file) -> &'a StreamFile<T> {
+    // SAFETY: `stream_open` stored a pinned `StreamFile<T>` there, freed only
+    // by `release`, which runs after every other operation of the file.
+    unsafe { &*(*file).private_data.cast::<StreamFile<T>>() }
+}
+
+/// `open`: makes the per-open state.
+///
+/// # Safety
+///
+/// Called by the VFS with a live rftracefs stream inode and its new file.
+unsafe extern "C" fn stream_open<T: Stream>(inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+    // SAFETY: stream inodes hold a `FileNode` while the inode lives.
+    let node = unsafe { &*(*inode).i_private.cast::<FileNode>() };
+    // SAFETY: `file` is being opened.
+    let (mode, flags) = unsafe { ((*file).f_mode, (*file).f_flags) };
+    let write_only = mode & bindings::RFT_FMODE_READ == 0;
+    let truncate = mode & bindings::RFT_FMODE_WRITE != 0 && flags & bindings::RFT_O_TRUNC != 0;
+    let opened = T::open(&node.instance, node.index, write_only, truncate).and_then(|stream| {
+        KBox::pin_init(
+            pin_init!(StreamFile {
+                instance: node.instance.clone(),
+                index: node.index,
+                pending: Atomic::new(false),
+                inner <- new_mutex!(Inner { stream, text: KVec::new(), pos: 0 }),
+            }),
+            GFP_KERNEL,
+        )
+    });
+    match opened {
+        Ok(state) => {
+            // SAFETY: `file` is being opened; the state stays pinned where
+            // it is and is freed in `stream_release`.
+            unsafe {
+                (*file).private_data = KBox::into_raw(Pin::into_inner_unchecked(state)).cast();
+                bindings::stream_open(inode, file)
+            }
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// `release`: frees the per-open state.
+///
+/// # Safety
+///
+/// Called by the VFS with a file opened by [`stream_open`].
+unsafe extern "C" fn stream_release<T: Stream>(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+    // SAFETY: made from a pinned `KBox` in `stream_open`; nothing uses the
+    // file any more, so dropping it in place is fine.
+    drop(unsafe { KBox::from_raw((*file).private_data.cast::<StreamFile<T>>()) });
+    0
+}
+
+/// `read`: hands out generated text.
+///
+/// # Safety
+///
+/// Called by the VFS with an open stream file and a user buffer.
+unsafe extern "C" fn stream_read<T: Stream>(
+    file: *mut bindings::file,
+    buf: *mut c_char,
+    count: usize,
+    _ppos: *mut bindings::loff_t,
+) -> isize {
+    // SAFETY: `file` is an open stream file of type `T`.
+    let (state, flags) = unsafe { (state::<T>(file), (*file).f_flags) };
+    let nonblock = flags & bindings::RFT_O_NONBLOCK != 0;
+    let mut inner = state.inner.lock();
+    let result = read_into(&mut inner, buf as usize, count, nonblock);
+    state.pending.store(inner.pos < inner.text.len(), Relaxed);
+    match result {
+        Ok(n) => n as isize,
+        Err(e) => e.to_errno() as isize,
+    }
+}
+
+fn read_into<T: Stream>(inner: &mut Inner<T>, buf: usize, count: usize, nonblock: bool) -> Result<usize> {
+    if count == 0 {
+        return Ok(0);
+    }
+    if inner.pos >= inner.text.len() {
+        inner.text.clear();
+        inner.pos = 0;
+        inner.stream.fill(&mut inner.text, count, nonblock)?;
+    }
+    let n = count.min(inner.text.len() - inner.pos);
+    UserSlice::new(UserPtr::from_addr(buf), n).writer().write_slice(&inner.text[inner.pos..inner.pos + n])?;
+    inner.pos += n;
+    Ok(n)
+}
+
+/// `write`: passes the written bytes to the stream.
+///
+/// # Safety
+///
+/// Called by the VFS with an open stream file and a user buffer.
+unsafe extern "C" fn stream_write<T: Stream>(
+    file: *mut bindings::file,
+    buf: *const c_char,
+    count: usize,
+    _ppos: *mut bindings::loff_t,
+) -> isize {
+    // SAFETY: `file` is an open stream file of type `T`.
+    let state = unsafe { state::<T>(file) };
+    let n = count.min(MAX_WRITE);
+    let mut data = KVec::new();
+    let written = UserSlice::new(UserPtr::from_addr(buf as usize), n)
+        .read_all(&mut data, GFP_KERNEL)
+        .and_then(|()| state.inner.lock().stream.write(&data));
+    match written {
+        Ok(()) => n as isize,
+        Err(e) => e.to_errno() as isize,
+    }
+}
+
+/// `poll`: readable when the stream has data.
+///
+/// # Safety
+///
+/// Called by the VFS with an open stream file and its poll table.
+unsafe extern "C" fn stream_poll<T: Stream>(file: *mut bindings::file, table: *mut bindings::poll_table_struct) -> c_uint {
+    // SAFETY: `file` is an open stream file of type `T`.
+    let state = unsafe { state::<T>(file) };
+    // SAFETY: these are the arguments of this `poll`.
+    unsafe { state.instance.readers().poll_wait(file, table) };
+    if state.pending.load(Relaxed) || T::readable(&state.instance, state.index) {
+        bindings::RFT_EPOLLIN_RDNORM
+    } else {
+        0
+    }
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The trace buffer of an instance: one lockless ring per possible CPU.
+//!
+//! The ring itself, its format and its readers' logic are kernel
+//! independent (`portable::ring_buffer`); this is the kernel side: pages
+//! from the page allocator ([`pages`]), per-CPU writing with preemption
+//! disabled, and turning recording off for a reset.
+
+mod pages;
+
+use crate::bindings;
+use crate::portable::ring_buffer::format::PAGE_DATA_SIZE;
+use crate::portable::ring_buffer::ring::{CpuRing, Stats};
+use kernel::{
+    prelude::*,
+    sync::atomic::{Atomic, Relaxed},
+};
+use pages::KernelPages;
+
+/// Default size of each CPU's buffer in bytes, as ftrace's (1408 KiB).
+pub(crate) const DEFAULT_SIZE: usize = 1_441_792;
+
+/// The rings of all possible CPUs.
+pub(crate) struct TraceBuffer {
+    cpus: KVec<CpuRing<KernelPages>>,
+    pages_per_cpu: usize,
+    /// Writers record nothing while this is non-zero.
+    disabled: Atomic<u32>,
+}
+
+impl TraceBuffer {
+    /// Allocates rings of `bytes` (rounded up to whole pages, at least two)
+    /// for every possible CPU.
+    pub(crate) fn new(bytes: usize, nr_cpus: usize) -> Result<Self> {
+        let pages_per_cpu = bytes.div_ceil(PAGE_DATA_SIZE).max(2);
+        let mut cpus = KVec::with_capacity(nr_cpus, GFP_KERNEL)?;
+        for _ in 0..nr_cpus {
+            cpus.push(CpuRing::new(KernelPages::new(pages_per_cpu)?), GFP_KERNEL)?;
+        }
+        Ok(TraceBuffer { cpus, pages_per_cpu, disabled: Atomic::new(0) })
+    }
+
+    /// Bytes of event data each CPU's ring holds.
+    pub(crate) fn size_per_cpu(&self) -> usize {
+        self.pages_per_cpu * PAGE_DATA_SIZE
+    }
+
+    /// The ring of `cpu`.
+    pub(crate) fn cpu(&self, cpu: usize) -> Option<&CpuRing<KernelPages>> {
+        self.cpus.get(cpu)
+    }
+
+    /// Number of rings (possible CPU ids).
+    pub(crate) fn nr_cpus(&self) -> usize {
+        self.cpus.len()
+    }
+
+    /// Sets overwrite (true) or no-overwrite mode on every ring.
+    pub(crate) fn set_overwrite(&self, on: bool) {
+        self.cpus.iter().for_each(|ring| ring.set_overwrite(on));
+    }
+
+    /// The counters of all rings added up.
+    pub(crate) fn total_stats(&self) -> Stats {
+        self.cpus.iter().map(|r| r.stats()).fold(Stats::default(), |a, b| Stats {
+            written: a.written + b.written,
+            overrun: a.overrun + b.overrun,
+            dropped: a.dropped + b.dropped,
+            read: a.read + b.read,
+            commit_overrun: a.commit_overrun + b.commit_overrun,
+        })
+    }
+
+    /// Writes an event into the current CPU's ring. Runs in any context,
+    /// NMI included; returns false if the event was not recorded.
+    pub(crate) fn write(&self, payload: &[u8], clock: &impl Fn() -> u64) -> bool {
+        let _guard = NoPreempt::new();
+        if self.disabled.load(Relaxed) != 0 {
+            return false;
+        }
+        // SAFETY: preemption is off, so the CPU id is stable.
+        let cpu = unsafe { bindings::rft_smp_processor_id() } as usize;
+        let Some(ring) = self.cpus.get(cpu) else {
+            return false;
+        };
+        let Some(reservation) = ring.reserve(payload.len(), clock) else {
+            return false;
+        };
+        ring.fill(&reservation, payload);
+        ring.commit(reservation);
+        true
+    }
+
+    /// Empties the ring of `cpu`, as [`Self::reset`] does for all.
+    pub(crate) fn reset_cpu(&self, cpu: usize) {
+        self.disabled.store(self.disabled.load(Relaxed) + 1, Relaxed);
+        // SAFETY: as in `reset`.
+        unsafe { bindings::synchronize_rcu() };
+        if let Some(ring) = self.cpus.get(cpu) {
+            ring.reset();
+        }
+        self.disabled.store(self.disabled.load(Relaxed) - 1, Relaxed);
+    }
+
+    /// Empties every ring. Recording stops while it runs, and no writer is
+    /// left inside a ring when the reset starts.
+    pub(crate) fn reset(&self) {
+        self.disabled.store(self.disabled.load(Relaxed) + 1, Relaxed);
+        // SAFETY: writers run with preemption disabled, which RCU treats as
+        // a read-side critical section: after this no writer is in a ring.
+        unsafe { bindings::synchronize_rcu() };
+        self.cpus.iter().for_each(|ring| ring.reset());
+        self.disabled.store(self.disabled.load(Relaxed) - 1, Relaxed);
+    }
+}
+
+/// Preemption off for as long as it lives.
+struct NoPreempt;
+
+impl NoPreempt {
+    fn new() -> Self {
+        // SAFETY: paired with the enable in `drop`.
+        unsafe { bindings::rft_preempt_disable_notrace() };
+        NoPreempt
+    }
+}
+
+impl Drop for NoPreempt {
+    fn drop(&mut self) {
+        // SAFETY: paired with the disable in `new`.
+        unsafe { bindings::rft_preempt_enable_notrace() };
+    }
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The files that read the trace buffer as text, and `trace_marker`.
+//!
+//! - `trace` (and `per_cpu/cpuN/trace`): the whole buffer, oldest first,
+//!   all CPUs merged by time, after the kernel's header; nothing is
+//!   consumed. Opening it for writing with `O_TRUNC` empties the buffer.
+//! - `trace_pipe` (and `per_cpu/cpuN/trace_pipe`): consumes events as it
+//!   prints them, and waits for more when the buffer is empty.
+//! - `trace_marker`: each write becomes a `print` event.
+//!
+//! File index 0 means every CPU, index `n` means CPU `n - 1`.
+
+use crate::instance::Instance;
+use crate::portable::{
+    output::{self, EntryHeader},
+    records,
+    ring_buffer::{
+        format::PAGE_SIZE,
+        iter::RingIter,
+        ring::{Cursor, Stats},
+    },
+    trace_options,
+};
+use crate::rftracefs::Stream;
+use core::fmt::{self, Write};
+use kernel::{prelude::*, sync::Arc};
+
+/// `fmt::Write` appending to a `KVec`.
+struct Text<'a>(&'a mut KVec<u8>);
+
+impl fmt::Write for Text<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes(), GFP_KERNEL).map_err(|_| fmt::Error)
+    }
+}
+
+fn fmt_result(r: fmt::Result) -> Result {
+    r.map_err(|_| ENOMEM)
+}
+
+/// A page-sized buffer on the heap.
+fn page_buffer() -> Result<KBox<[u8; PAGE_SIZE]>> {
+    Ok(KBox::new([0u8; PAGE_SIZE], GFP_KERNEL)?)
+}
+
+/// The next event of one CPU, read ahead so CPUs can be merged by time.
+struct Peeked {
+    payload: KBox<[u8; PAGE_SIZE]>,
+    len: usize,
+    ts: u64,
+    lost: u64,
+    full: bool,
+}
+
+impl Peeked {
+    fn new() -> Result<Self> {
+        Ok(Peeked { payload: page_buffer()?, len: 0, ts: 0, lost: 0, full: false })
+    }
+}
+
+/// The CPUs a file reads: all, or the one its index names.
+fn cpus_of(instance: &Instance, index: usize) -> core::ops::Range<usize> {
+    match index {
+        0 => 0..instance.buffer().nr_cpus(),
+        n => n - 1..n,
+    }
+}
+
+/// Picks the CPU whose peeked event is oldest.
+fn oldest(peeked: &[(usize, Peeked)]) -> Option<usize> {
+    peeked.iter().enumerate().filter(|(_, (_, p))| p.full).min_by_key(|(_, (_, p))| p.ts).map(|(i, _)| i)
+}
+
+/// Appends the text line of one event.
+fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> Result {
+    let mut out = Text(text);
+    if p.lost > 0 {
+        fmt_result(writeln!(out, "CPU:{cpu} [LOST {} EVENTS]", p.lost))?;
+    }
+    let record = &p.payload[..p.len];
+    let Some(header) = EntryHeader::from_bytes(record) else {
+        return Ok(());
+    };
+    let irq_info = instance.options().has(trace_options::IRQ_INFO);
+    fmt_result(instance.with_comm(header.pid, |comm| {
+        output::write_context(&mut out, comm, &header, cpu as u32, p.ts, irq_info)
+    }))?;
+    fmt_result(records::write_body(&mut out, &header, record))
+}
+
+/// `trace`: a non-consuming, merged walk.
+pub(crate) struct TraceFile {
+    instance: Arc<Instance>,
+    index: usize,
+    header_done: bool,
+    sources: KVec<(usize, Peeked)>,
+    walks: KVec<RingIter>,
+    scratch: KVec<KBox<[u8; PAGE_SIZE]>>,
+}
+
+impl TraceFile {
+    fn stats(&self) -> Stats {
+        let buffer = self.instance.buffer();
+        match self.index {
+            0 => buffer.total_stats(),
+            n => buffer.cpu(n - 1).map(|r| r.stats()).unwrap_or_default(),
+        }
+    }
+
+    fn write_header(&self, text: &mut KVec<u8>) -> Result {
+        let s = self.stats();
+        let entries = s.written.saturating_sub(s.overrun + s.read);
+        let irq_info = self.instance.options().has(trace_options::IRQ_INFO);
+        let tracer = self.instance.tracer_name();
+        fmt_result(output::write_trace_header(
+            &mut Text(text),
+            tracer,
+            entries,
+            s.written,
+            crate::instance::online_cpus(),
+            irq_info,
+        ))
+    }
+}
+
+impl Stream for TraceFile {
+    fn open(instance: &Arc<Instance>, index: usize, write_only: bool, truncate: bool) -> Result<Self> {
+        if truncate {
+            match index {
+                0 => instance.buffer().reset(),
+                n => instance.buffer().reset_cpu(n - 1),
+            }
+        }
+        let mut this = TraceFile {
+            instance: instance.clone(),
+            index,
+            header_done: false,
+            sources: KVec::new(),
+            walks: KVec::new(),
+            scratch: KVec::new(),
+        };
+        if !write_only {
+            for cpu in cpus_of(instance, index) {
+                this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
+                this.walks.push(RingIter::new(), GFP_KERNEL)?;
+                this.scratch.push(page_buffer()?, GFP_KERNEL)?;
+            }
+        }
+        Ok(this)
+    }
+
+    fn fill(&mut self, text: &mut KVec<u8>, want: usize, _nonblock: bool) -> Result {
+        if !self.header_done {
+            self.header_done = true;
+            self.write_header(text)?;
+        }
+        while text.len() < want {
+            for (i, (cpu, peeked)) in self.sources.iter_mut().enumerate() {
+                if peeked.full {
+                    continue;
+                }
+                let Some(ring) = self.instance.buffer().cpu(*cpu) else { continue };
+                if let Some(ev) = self.walks[i].next(ring, &mut self.scratch[i], &mut peeked.payload[..]) {
+                    (peeked.len, peeked.ts, peeked.full) = (ev.len, ev.ts, true);
+                }
+            }
+            let Some(i) = oldest(&self.sources) else { break };
+            let (cpu, peeked) = &mut self.sources[i];
+            render(&self.instance, *cpu, peeked, text)?;
+            peeked.full = false;
+        }
+        Ok(())
+    }
+
+    // A write to `trace` (after the O_TRUNC of `echo > trace`) is accepted
+    // and ignored, as in ftrace.
+    fn write(&mut self, _data: &[u8]) -> Result {
+        Ok(())
+    }
+}
+
+/// `trace_pipe`: a consuming, merged, blocking read.
+pub(crate) struct TracePipe {
+    instance: Arc<Instance>,
+    index: usize,
+    sources: KVec<(usize, Peeked)>,
+    cursors: KVec<Cursor>,
+    scratch: KBox<[u8; PAGE_SIZE]>,
+}
+
+impl TracePipe {
+    /// Consumes one event into each empty read-ahead slot.
+    fn refill(&mut self) {
+        for (i, (cpu, peeked)) in self.sources.iter_mut().enumerate() {
+            if peeked.full {
+                continue;
+            }
+            let Some(ring) = self.instance.buffer().cpu(*cpu) else { continue };
+            if let Some(ev) = ring.consume(&mut self.cursors[i], &mut self.scratch, &mut peeked.payload[..]) {
+                (peeked.len, peeked.ts, peeked.lost, peeked.full) = (ev.len, ev.ts, ev.lost, true);
+            }
+        }
+    }
+}
+
+impl Stream for TracePipe {
+    fn open(instance: &Arc<Instance>, index: usize, _write_only: bool, _truncate: bool) -> Result<Self> {
+        let mut this = TracePipe {
+            instance: instance.clone(),
+            index,
+            sources: KVec::new(),
+            cursors: KVec::new(),
+            scratch: page_buffer()?,
+        };
+        for cpu in cpus_of(instance, index) {
+            this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
+            this.cursors.push(Cursor::new(), GFP_KERNEL)?;
+        }
+        Ok(this)
+    }
+
+    fn fill(&mut self, text: &mut KVec<u8>, want: usize, nonblock: bool) -> Result {
+        loop {
+            while text.len() < want {
+                self.refill();
+                let Some(i) = oldest(&self.sources) else { break };
+                let (cpu, peeked) = &mut self.sources[i];
+                render(&self.instance, *cpu, peeked, text)?;
+                peeked.full = false;
+            }
+            if !text.is_empty() {
+                return Ok(());
+            }
+            if nonblock {
+                return Err(EAGAIN);
+            }
+            let (instance, index) = (&self.instance, self.index);
+            instance.readers().wait_until(&|| Self::readable(instance, index))?;
+        }
+    }
+
+    fn readable(instance: &Instance, index: usize) -> bool {
+        cpus_of(instance, index).any(|cpu| instance.buffer().cpu(cpu).is_some_and(|r| r.has_unread()))
+    }
+}
+
+/// `trace_marker`: writes become `print` events.
+pub(crate) struct TraceMarker {
+    instance: Arc<Instance>,
+}
+
+impl Stream for TraceMarker {
+    fn open(instance: &Arc<Instance>, _index: usize, _write_only: bool, _truncate: bool) -> Result<Self> {
+        Ok(TraceMarker { instance: instance.clone() })
+    }
+
+    fn fill(&mut self, _text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {
+        Err(EINVAL)
+    }
+
+    fn write(&mut self, data: &[u8]) -> Result {
+        self.instance.record_print(data)
+    }
+}
