@@ -8,14 +8,14 @@
 //! `error_log` by the file system glue.
 
 use crate::instance::{self, Instance};
+use crate::portable::ring_buffer::format;
 use crate::portable::{
     cpumask::CpuMask,
     input::{self, InputError},
     readme, trace_options, tracer_name,
 };
-use crate::portable::ring_buffer::format;
 use crate::rftracefs::{stream_fops, Attribute, Dir, OpTable};
-use crate::trace_readers::{TraceFile, TraceMarker, TracePipe};
+use crate::trace_readers::{TraceFile, TraceMarker, TracePipe, TracePipeRaw};
 use crate::tracer;
 use kernel::{prelude::*, str::CString, sync::Arc};
 
@@ -39,11 +39,19 @@ const FILES: &[(&str, u16, &Attribute)] = &[
     ("trace_options", READ_WRITE, &TRACE_OPTIONS),
     ("tracing_cpumask", READ_WRITE, &TRACING_CPUMASK),
     ("error_log", READ_WRITE, &ERROR_LOG),
+    ("saved_cmdlines", READ_ONLY, &SAVED_CMDLINES),
 ];
 
+/// `pid comm` for every task name saved.
+static SAVED_CMDLINES: Attribute = Attribute::read_only(|inst, _, out| inst.write_cmdlines(out));
+
 static TRACE_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<TraceFile>());
-static TRACE_PIPE_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<TracePipe>());
-static TRACE_MARKER_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<TraceMarker>());
+static TRACE_PIPE_FOPS: OpTable<crate::bindings::file_operations> =
+    OpTable(stream_fops::<TracePipe>());
+static TRACE_PIPE_RAW_FOPS: OpTable<crate::bindings::file_operations> =
+    OpTable(stream_fops::<TracePipeRaw>());
+static TRACE_MARKER_FOPS: OpTable<crate::bindings::file_operations> =
+    OpTable(stream_fops::<TraceMarker>());
 
 /// Creates the control files of `instance` in `dir`.
 pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
@@ -62,9 +70,17 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     events.file("header_event", READ_ONLY, &HEADER_EVENT, instance, 0)?;
     let per_cpu = dir.dir("per_cpu")?;
     for cpu in 0..instance.buffer().nr_cpus() {
-        let cpu_dir = per_cpu.dir(&CString::try_from_fmt(fmt!("cpu{cpu}"))?.to_str().map_err(|_| EINVAL)?)?;
+        let name = CString::try_from_fmt(fmt!("cpu{cpu}"))?;
+        let cpu_dir = per_cpu.dir(name.to_str().map_err(|_| EINVAL)?)?;
         cpu_dir.stream_file("trace", READ_WRITE, &TRACE_FOPS, instance, cpu + 1)?;
         cpu_dir.stream_file("trace_pipe", READ_ONLY, &TRACE_PIPE_FOPS, instance, cpu + 1)?;
+        cpu_dir.stream_file(
+            "trace_pipe_raw",
+            READ_ONLY,
+            &TRACE_PIPE_RAW_FOPS,
+            instance,
+            cpu + 1,
+        )?;
         cpu_dir.file("stats", READ_ONLY, &CPU_STATS, instance, cpu)?;
     }
     Ok(())
@@ -81,7 +97,11 @@ static CPU_STATS: Attribute = Attribute::read_only(|inst, cpu, out| {
     let s = ring.stats();
     let (bytes, oldest) = ring.bytes_and_oldest();
     let secs = |ns: u64| (ns / 1000 / 1_000_000, ns / 1000 % 1_000_000);
-    writeln!(out, "entries: {}", s.written.saturating_sub(s.overrun + s.read))?;
+    writeln!(
+        out,
+        "entries: {}",
+        s.written.saturating_sub(s.overrun + s.read)
+    )?;
     writeln!(out, "overrun: {}", s.overrun)?;
     writeln!(out, "commit overrun: {}", s.commit_overrun)?;
     writeln!(out, "bytes: {bytes}")?;

@@ -21,9 +21,8 @@ use crate::tracer::{self, Tracer};
 use crate::wait::WaitQueue;
 use core::fmt;
 use kernel::{
-    new_mutex,
+    new_mutex, new_spinlock,
     prelude::*,
-    new_spinlock,
     sync::{
         atomic::{Atomic, Relaxed},
         Arc, Mutex, SpinLock,
@@ -105,7 +104,8 @@ impl Instance {
     /// Turns one general option on or off.
     pub(crate) fn set_option(&self, option: TraceOption, on: bool) {
         let _control = self.control.lock();
-        self.options.store(self.options().with(option, on).0, Relaxed);
+        self.options
+            .store(self.options().with(option, on).0, Relaxed);
         if option == trace_options::OVERWRITE {
             self.buffer.set_overwrite(on);
         }
@@ -126,6 +126,15 @@ impl Instance {
         f(self.cmdlines.lock().find(pid))
     }
 
+    /// Writes `saved_cmdlines`: `pid comm` per line.
+    pub(crate) fn write_cmdlines(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        let cmdlines = self.cmdlines.lock();
+        let result = cmdlines
+            .entries()
+            .try_for_each(|(pid, comm)| writeln!(out, "{pid} {comm}"));
+        result
+    }
+
     /// Records a `print` event with `text`, as a write to `trace_marker`
     /// does. Process context only (it allocates).
     pub(crate) fn record_print(&self, text: &[u8]) -> Result {
@@ -140,7 +149,12 @@ impl Instance {
         // SAFETY: plain reads of the current context.
         let pid = unsafe { bindings::rft_current_pid() };
         let (flags, preempt_count) = current_context();
-        let header = EntryHeader { kind: records::TYPE_PRINT, flags, preempt_count, pid };
+        let header = EntryHeader {
+            kind: records::TYPE_PRINT,
+            flags,
+            preempt_count,
+            pid,
+        };
         records::encode_print(&mut record, header, 0, text);
         if self.options().has(trace_options::RECORD_CMD) {
             let mut comm = [0u8; COMM_LEN];
@@ -204,8 +218,13 @@ pub(crate) fn nr_cpu_ids() -> usize {
 /// The `trace_entry` flags and preemption depth of the current context.
 pub(crate) fn current_context() -> (u8, u8) {
     // SAFETY: plain reads of the current CPU's and task's state.
-    let (count, irqs_off, resched) =
-        unsafe { (bindings::rft_preempt_count(), bindings::rft_irqs_disabled(), bindings::rft_need_resched()) };
+    let (count, irqs_off, resched) = unsafe {
+        (
+            bindings::rft_preempt_count(),
+            bindings::rft_irqs_disabled(),
+            bindings::rft_need_resched(),
+        )
+    };
     let mut flags = 0;
     if irqs_off {
         flags |= output::FLAG_IRQS_OFF;

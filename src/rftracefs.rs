@@ -19,6 +19,6 @@ mod mount;
 mod stream;
 
 pub(crate) use attr::{Attribute, OpTable};
-pub(crate) use stream::{stream_fops, Stream};
 pub(crate) use dir::Dir;
 pub(crate) use mount::Registration;
+pub(crate) use stream::{stream_fops, Stream};

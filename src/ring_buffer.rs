@@ -24,7 +24,6 @@ pub(crate) const DEFAULT_SIZE: usize = 1_441_792;
 /// The rings of all possible CPUs.
 pub(crate) struct TraceBuffer {
     cpus: KVec<CpuRing<KernelPages>>,
-    pages_per_cpu: usize,
     /// Writers record nothing while this is non-zero.
     disabled: Atomic<u32>,
 }
@@ -38,12 +37,10 @@ impl TraceBuffer {
         for _ in 0..nr_cpus {
             cpus.push(CpuRing::new(KernelPages::new(pages_per_cpu)?), GFP_KERNEL)?;
         }
-        Ok(TraceBuffer { cpus, pages_per_cpu, disabled: Atomic::new(0) })
-    }
-
-    /// Bytes of event data each CPU's ring holds.
-    pub(crate) fn size_per_cpu(&self) -> usize {
-        self.pages_per_cpu * PAGE_DATA_SIZE
+        Ok(TraceBuffer {
+            cpus,
+            disabled: Atomic::new(0),
+        })
     }
 
     /// The ring of `cpu`.
@@ -63,13 +60,16 @@ impl TraceBuffer {
 
     /// The counters of all rings added up.
     pub(crate) fn total_stats(&self) -> Stats {
-        self.cpus.iter().map(|r| r.stats()).fold(Stats::default(), |a, b| Stats {
-            written: a.written + b.written,
-            overrun: a.overrun + b.overrun,
-            dropped: a.dropped + b.dropped,
-            read: a.read + b.read,
-            commit_overrun: a.commit_overrun + b.commit_overrun,
-        })
+        self.cpus
+            .iter()
+            .map(|r| r.stats())
+            .fold(Stats::default(), |a, b| Stats {
+                written: a.written + b.written,
+                overrun: a.overrun + b.overrun,
+                dropped: a.dropped + b.dropped,
+                read: a.read + b.read,
+                commit_overrun: a.commit_overrun + b.commit_overrun,
+            })
     }
 
     /// Writes an event into the current CPU's ring. Runs in any context,
@@ -94,24 +94,28 @@ impl TraceBuffer {
 
     /// Empties the ring of `cpu`, as [`Self::reset`] does for all.
     pub(crate) fn reset_cpu(&self, cpu: usize) {
-        self.disabled.store(self.disabled.load(Relaxed) + 1, Relaxed);
+        self.disabled
+            .store(self.disabled.load(Relaxed) + 1, Relaxed);
         // SAFETY: as in `reset`.
         unsafe { bindings::synchronize_rcu() };
         if let Some(ring) = self.cpus.get(cpu) {
             ring.reset();
         }
-        self.disabled.store(self.disabled.load(Relaxed) - 1, Relaxed);
+        self.disabled
+            .store(self.disabled.load(Relaxed) - 1, Relaxed);
     }
 
     /// Empties every ring. Recording stops while it runs, and no writer is
     /// left inside a ring when the reset starts.
     pub(crate) fn reset(&self) {
-        self.disabled.store(self.disabled.load(Relaxed) + 1, Relaxed);
+        self.disabled
+            .store(self.disabled.load(Relaxed) + 1, Relaxed);
         // SAFETY: writers run with preemption disabled, which RCU treats as
         // a read-side critical section: after this no writer is in a ring.
         unsafe { bindings::synchronize_rcu() };
         self.cpus.iter().for_each(|ring| ring.reset());
-        self.disabled.store(self.disabled.load(Relaxed) - 1, Relaxed);
+        self.disabled
+            .store(self.disabled.load(Relaxed) - 1, Relaxed);
     }
 }
 

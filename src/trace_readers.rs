@@ -31,7 +31,9 @@ struct Text<'a>(&'a mut KVec<u8>);
 
 impl fmt::Write for Text<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.extend_from_slice(s.as_bytes(), GFP_KERNEL).map_err(|_| fmt::Error)
+        self.0
+            .extend_from_slice(s.as_bytes(), GFP_KERNEL)
+            .map_err(|_| fmt::Error)
     }
 }
 
@@ -55,7 +57,13 @@ struct Peeked {
 
 impl Peeked {
     fn new() -> Result<Self> {
-        Ok(Peeked { payload: page_buffer()?, len: 0, ts: 0, lost: 0, full: false })
+        Ok(Peeked {
+            payload: page_buffer()?,
+            len: 0,
+            ts: 0,
+            lost: 0,
+            full: false,
+        })
     }
 }
 
@@ -69,7 +77,12 @@ fn cpus_of(instance: &Instance, index: usize) -> core::ops::Range<usize> {
 
 /// Picks the CPU whose peeked event is oldest.
 fn oldest(peeked: &[(usize, Peeked)]) -> Option<usize> {
-    peeked.iter().enumerate().filter(|(_, (_, p))| p.full).min_by_key(|(_, (_, p))| p.ts).map(|(i, _)| i)
+    peeked
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, p))| p.full)
+        .min_by_key(|(_, (_, p))| p.ts)
+        .map(|(i, _)| i)
 }
 
 /// Appends the text line of one event.
@@ -125,7 +138,12 @@ impl TraceFile {
 }
 
 impl Stream for TraceFile {
-    fn open(instance: &Arc<Instance>, index: usize, write_only: bool, truncate: bool) -> Result<Self> {
+    fn open(
+        instance: &Arc<Instance>,
+        index: usize,
+        write_only: bool,
+        truncate: bool,
+    ) -> Result<Self> {
         if truncate {
             match index {
                 0 => instance.buffer().reset(),
@@ -160,12 +178,18 @@ impl Stream for TraceFile {
                 if peeked.full {
                     continue;
                 }
-                let Some(ring) = self.instance.buffer().cpu(*cpu) else { continue };
-                if let Some(ev) = self.walks[i].next(ring, &mut self.scratch[i], &mut peeked.payload[..]) {
+                let Some(ring) = self.instance.buffer().cpu(*cpu) else {
+                    continue;
+                };
+                if let Some(ev) =
+                    self.walks[i].next(ring, &mut self.scratch[i], &mut peeked.payload[..])
+                {
                     (peeked.len, peeked.ts, peeked.full) = (ev.len, ev.ts, true);
                 }
             }
-            let Some(i) = oldest(&self.sources) else { break };
+            let Some(i) = oldest(&self.sources) else {
+                break;
+            };
             let (cpu, peeked) = &mut self.sources[i];
             render(&self.instance, *cpu, peeked, text)?;
             peeked.full = false;
@@ -196,8 +220,14 @@ impl TracePipe {
             if peeked.full {
                 continue;
             }
-            let Some(ring) = self.instance.buffer().cpu(*cpu) else { continue };
-            if let Some(ev) = ring.consume(&mut self.cursors[i], &mut self.scratch, &mut peeked.payload[..]) {
+            let Some(ring) = self.instance.buffer().cpu(*cpu) else {
+                continue;
+            };
+            if let Some(ev) = ring.consume(
+                &mut self.cursors[i],
+                &mut self.scratch,
+                &mut peeked.payload[..],
+            ) {
                 (peeked.len, peeked.ts, peeked.lost, peeked.full) = (ev.len, ev.ts, ev.lost, true);
             }
         }
@@ -205,7 +235,12 @@ impl TracePipe {
 }
 
 impl Stream for TracePipe {
-    fn open(instance: &Arc<Instance>, index: usize, _write_only: bool, _truncate: bool) -> Result<Self> {
+    fn open(
+        instance: &Arc<Instance>,
+        index: usize,
+        _write_only: bool,
+        _truncate: bool,
+    ) -> Result<Self> {
         let mut this = TracePipe {
             instance: instance.clone(),
             index,
@@ -224,7 +259,9 @@ impl Stream for TracePipe {
         loop {
             while text.len() < want {
                 self.refill();
-                let Some(i) = oldest(&self.sources) else { break };
+                let Some(i) = oldest(&self.sources) else {
+                    break;
+                };
                 let (cpu, peeked) = &mut self.sources[i];
                 render(&self.instance, *cpu, peeked, text)?;
                 peeked.full = false;
@@ -236,12 +273,64 @@ impl Stream for TracePipe {
                 return Err(EAGAIN);
             }
             let (instance, index) = (&self.instance, self.index);
-            instance.readers().wait_until(&|| Self::readable(instance, index))?;
+            instance
+                .readers()
+                .wait_until(&|| Self::readable(instance, index))?;
         }
     }
 
     fn readable(instance: &Instance, index: usize) -> bool {
-        cpus_of(instance, index).any(|cpu| instance.buffer().cpu(cpu).is_some_and(|r| r.has_unread()))
+        cpus_of(instance, index)
+            .any(|cpu| instance.buffer().cpu(cpu).is_some_and(|r| r.has_unread()))
+    }
+}
+
+/// `per_cpu/cpuN/trace_pipe_raw`: consumes whole pages in the binary
+/// format, as trace-cmd reads them; waits for data like `trace_pipe`.
+pub(crate) struct TracePipeRaw {
+    instance: Arc<Instance>,
+    cpu: usize,
+    cursor: Cursor,
+    page: KBox<[u8; PAGE_SIZE]>,
+}
+
+impl Stream for TracePipeRaw {
+    fn open(
+        instance: &Arc<Instance>,
+        index: usize,
+        _write_only: bool,
+        _truncate: bool,
+    ) -> Result<Self> {
+        let cpu = index.checked_sub(1).ok_or(EINVAL)?;
+        Ok(TracePipeRaw {
+            instance: instance.clone(),
+            cpu,
+            cursor: Cursor::new(),
+            page: page_buffer()?,
+        })
+    }
+
+    fn fill(&mut self, text: &mut KVec<u8>, _want: usize, nonblock: bool) -> Result {
+        loop {
+            let ring = self.instance.buffer().cpu(self.cpu).ok_or(EINVAL)?;
+            if ring
+                .consume_page(&mut self.cursor, &mut self.page)
+                .is_some()
+            {
+                return Ok(text.extend_from_slice(&self.page[..], GFP_KERNEL)?);
+            }
+            if nonblock {
+                return Err(EAGAIN);
+            }
+            let (instance, index) = (&self.instance, self.cpu + 1);
+            instance
+                .readers()
+                .wait_until(&|| TracePipe::readable(instance, index))?;
+        }
+    }
+
+    fn readable(instance: &Instance, index: usize) -> bool {
+        TracePipe::readable(instance, index)
     }
 }
 
@@ -251,8 +340,15 @@ pub(crate) struct TraceMarker {
 }
 
 impl Stream for TraceMarker {
-    fn open(instance: &Arc<Instance>, _index: usize, _write_only: bool, _truncate: bool) -> Result<Self> {
-        Ok(TraceMarker { instance: instance.clone() })
+    fn open(
+        instance: &Arc<Instance>,
+        _index: usize,
+        _write_only: bool,
+        _truncate: bool,
+    ) -> Result<Self> {
+        Ok(TraceMarker {
+            instance: instance.clone(),
+        })
     }
 
     fn fill(&mut self, _text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {

@@ -37,6 +37,11 @@ impl WaitQueue {
     /// Sleeps until `ready()` holds; fails with `ERESTARTSYS` when a signal
     /// arrives first.
     pub(crate) fn wait_until<F: Fn() -> bool>(&self, ready: &F) -> Result {
+        /// Evaluates the condition for the C wait loop.
+        ///
+        /// # Safety
+        ///
+        /// `arg` must point to a live `F`.
         unsafe extern "C" fn call<F: Fn() -> bool>(arg: *const c_void) -> bool {
             // SAFETY: `arg` is the `&F` passed below, alive during the wait.
             unsafe { (*arg.cast::<F>())() }
@@ -56,7 +61,11 @@ impl WaitQueue {
     /// # Safety
     ///
     /// `file` and `table` must be the arguments of a running `poll`.
-    pub(crate) unsafe fn poll_wait(&self, file: *mut bindings::file, table: *mut bindings::poll_table_struct) {
+    pub(crate) unsafe fn poll_wait(
+        &self,
+        file: *mut bindings::file,
+        table: *mut bindings::poll_table_struct,
+    ) {
         // SAFETY: per the contract; the head outlives the open file (it
         // belongs to the instance the file keeps alive).
         unsafe { bindings::rft_poll_wait(file, self.head.get(), table) };

@@ -24,7 +24,13 @@ pub(crate) struct Cmdlines {
 impl Cmdlines {
     /// An empty table.
     pub(crate) const fn new() -> Self {
-        Cmdlines { slots: [Slot { pid: -1, comm: [0; COMM_LEN] }; DEFAULT_ENTRIES], next: 0 }
+        Cmdlines {
+            slots: [Slot {
+                pid: -1,
+                comm: [0; COMM_LEN],
+            }; DEFAULT_ENTRIES],
+            next: 0,
+        }
     }
 
     /// Remembers that `pid` is called `comm` (NUL-padded).
@@ -41,7 +47,11 @@ impl Cmdlines {
             }
         };
         let mut name = [0u8; COMM_LEN];
-        let len = comm.iter().take(COMM_LEN - 1).position(|&b| b == 0).unwrap_or(comm.len().min(COMM_LEN - 1));
+        let len = comm
+            .iter()
+            .take(COMM_LEN - 1)
+            .position(|&b| b == 0)
+            .unwrap_or(comm.len().min(COMM_LEN - 1));
         name[..len].copy_from_slice(&comm[..len]);
         self.slots[slot] = Slot { pid, comm: name };
     }
@@ -63,7 +73,10 @@ impl Cmdlines {
 
     /// Every saved pid and name, for `saved_cmdlines`.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (i32, &str)> + '_ {
-        self.slots.iter().filter(|s| s.pid > 0).map(move |s| (s.pid, self.find(s.pid)))
+        self.slots
+            .iter()
+            .filter(|s| s.pid > 0)
+            .map(move |s| (s.pid, self.find(s.pid)))
     }
 }
 

@@ -70,7 +70,8 @@ pub(crate) fn latency_flags(flags: u8, preempt_count: u8) -> [u8; 5] {
         (false, true) => b'b',
         (false, false) => b'.',
     };
-    let resched = match flags & (FLAG_NEED_RESCHED | FLAG_NEED_RESCHED_LAZY | FLAG_PREEMPT_RESCHED) {
+    let resched = match flags & (FLAG_NEED_RESCHED | FLAG_NEED_RESCHED_LAZY | FLAG_PREEMPT_RESCHED)
+    {
         x if x == FLAG_NEED_RESCHED | FLAG_NEED_RESCHED_LAZY | FLAG_PREEMPT_RESCHED => b'B',
         x if x == FLAG_NEED_RESCHED | FLAG_PREEMPT_RESCHED => b'N',
         x if x == FLAG_NEED_RESCHED_LAZY | FLAG_PREEMPT_RESCHED => b'L',
@@ -80,7 +81,11 @@ pub(crate) fn latency_flags(flags: u8, preempt_count: u8) -> [u8; 5] {
         FLAG_NEED_RESCHED_LAZY => b'l',
         _ => b'.',
     };
-    let (nmi, hard, soft) = (flags & FLAG_NMI != 0, flags & FLAG_HARDIRQ != 0, flags & FLAG_SOFTIRQ != 0);
+    let (nmi, hard, soft) = (
+        flags & FLAG_NMI != 0,
+        flags & FLAG_HARDIRQ != 0,
+        flags & FLAG_SOFTIRQ != 0,
+    );
     let context = match (nmi, hard, soft) {
         (true, true, _) => b'Z',
         (true, false, _) => b'z',
@@ -89,8 +94,20 @@ pub(crate) fn latency_flags(flags: u8, preempt_count: u8) -> [u8; 5] {
         (false, false, true) => b's',
         _ => b'.',
     };
-    let digit = |n: u8| if n == 0 { b'.' } else { b"0123456789abcdef"[usize::from(n & 0xf)] };
-    [irqs_off, resched, context, digit(preempt_count & 0xf), digit(preempt_count >> 4)]
+    let digit = |n: u8| {
+        if n == 0 {
+            b'.'
+        } else {
+            b"0123456789abcdef"[usize::from(n & 0xf)]
+        }
+    };
+    [
+        irqs_off,
+        resched,
+        context,
+        digit(preempt_count & 0xf),
+        digit(preempt_count >> 4),
+    ]
 }
 
 /// Writes the context columns that start a line of `trace`:
@@ -123,7 +140,10 @@ pub(crate) fn write_trace_header(
     irq_info: bool,
 ) -> fmt::Result {
     writeln!(out, "# tracer: {tracer}\n#")?;
-    writeln!(out, "# entries-in-buffer/entries-written: {entries}/{written}   #P:{online_cpus}\n#")?;
+    writeln!(
+        out,
+        "# entries-in-buffer/entries-written: {entries}/{written}   #P:{online_cpus}\n#"
+    )?;
     if irq_info {
         out.write_str(
             "#                              _-----=> irqs-off/BH-disabled\n\
@@ -155,7 +175,12 @@ mod tests {
 
     #[test]
     fn context_matches_ftrace() {
-        let e = EntryHeader { kind: 5, flags: 0, preempt_count: 0, pid: 1234 };
+        let e = EntryHeader {
+            kind: 5,
+            flags: 0,
+            preempt_count: 0,
+            pid: 1234,
+        };
         let line = text(|s| write_context(s, "bash", &e, 1, 12_345_678_901, true));
         assert_eq!(line, "            bash-1234    [001] .....    12.345678: ");
         let line = text(|s| write_context(s, "bash", &e, 1, 12_345_678_901, false));
@@ -166,13 +191,24 @@ mod tests {
     fn latency_columns() {
         assert_eq!(&latency_flags(0, 0), b".....");
         assert_eq!(&latency_flags(FLAG_IRQS_OFF | FLAG_HARDIRQ, 1), b"d.h1.");
-        assert_eq!(&latency_flags(FLAG_IRQS_OFF | FLAG_BH_OFF | FLAG_NMI | FLAG_HARDIRQ, 0x12), b"D.Z21");
-        assert_eq!(&latency_flags(FLAG_NEED_RESCHED | FLAG_PREEMPT_RESCHED | FLAG_SOFTIRQ, 0), b".Ns..");
+        assert_eq!(
+            &latency_flags(FLAG_IRQS_OFF | FLAG_BH_OFF | FLAG_NMI | FLAG_HARDIRQ, 0x12),
+            b"D.Z21"
+        );
+        assert_eq!(
+            &latency_flags(FLAG_NEED_RESCHED | FLAG_PREEMPT_RESCHED | FLAG_SOFTIRQ, 0),
+            b".Ns.."
+        );
     }
 
     #[test]
     fn entry_header_round_trips() {
-        let e = EntryHeader { kind: 5, flags: 0x81, preempt_count: 0x21, pid: -3 };
+        let e = EntryHeader {
+            kind: 5,
+            flags: 0x81,
+            preempt_count: 0x21,
+            pid: -3,
+        };
         assert_eq!(EntryHeader::from_bytes(&e.to_bytes()), Some(e));
         assert_eq!(EntryHeader::from_bytes(&[0; 7]), None);
     }
@@ -180,7 +216,9 @@ mod tests {
     #[test]
     fn header_has_the_kernel_columns() {
         let h = text(|s| write_trace_header(s, "nop", 3, 5, 2, true));
-        assert!(h.starts_with("# tracer: nop\n#\n# entries-in-buffer/entries-written: 3/5   #P:2\n#\n"));
+        assert!(
+            h.starts_with("# tracer: nop\n#\n# entries-in-buffer/entries-written: 3/5   #P:2\n#\n")
+        );
         assert!(h.contains("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"));
     }
 }

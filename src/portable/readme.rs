@@ -29,6 +29,8 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   trace_pipe\t\t- like trace, but consumes what it prints and waits for more
   trace_marker\t\t- each write is recorded as a print event
   per_cpu/\t\t- cpuN/trace, cpuN/trace_pipe: the same for one CPU;
+\t\t\t  cpuN/trace_pipe_raw: its pages in the binary format, consumed;
 \t\t\t  cpuN/stats: that CPU's buffer counters
+  saved_cmdlines\t- the task names kept for pids seen in events
   events/\t\t- header_page, header_event: the binary page and event format
 ";

@@ -13,9 +13,6 @@ use core::fmt;
 /// `TRACE_PRINT`).
 pub(crate) const TYPE_PRINT: u16 = 5;
 
-/// The most `trace_marker` accepts in one write; longer writes are cut.
-pub(crate) const MAX_MARKER: usize = 4096;
-
 /// Size of a print record for `text` (a newline is added when missing, and
 /// a NUL ends the string).
 pub(crate) fn print_record_size(text: &[u8]) -> usize {
@@ -39,7 +36,11 @@ pub(crate) fn encode_print(out: &mut [u8], header: EntryHeader, ip: u64, text: &
 
 /// Writes what follows the context columns for a record: the event's own
 /// text (for `print`: `tracing_mark_write: <text>`).
-pub(crate) fn write_body(out: &mut dyn fmt::Write, header: &EntryHeader, record: &[u8]) -> fmt::Result {
+pub(crate) fn write_body(
+    out: &mut dyn fmt::Write,
+    header: &EntryHeader,
+    record: &[u8],
+) -> fmt::Result {
     match header.kind {
         TYPE_PRINT => {
             let text = record.get(ENTRY_HEADER_SIZE + 8..).unwrap_or(&[]);
@@ -59,7 +60,11 @@ pub(crate) fn write_body(out: &mut dyn fmt::Write, header: &EntryHeader, record:
 /// newline or tab) as `?`.
 fn write_lossy(out: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
     for &b in bytes {
-        let c = if b.is_ascii_graphic() || b == b' ' || b == b'\n' || b == b'\t' { char::from(b) } else { '?' };
+        let c = if b.is_ascii_graphic() || b == b' ' || b == b'\n' || b == b'\t' {
+            char::from(b)
+        } else {
+            '?'
+        };
         out.write_char(c)?;
     }
     Ok(())
@@ -71,20 +76,33 @@ mod tests {
 
     #[test]
     fn print_records_round_trip() {
-        let header = EntryHeader { kind: TYPE_PRINT, flags: 0, preempt_count: 0, pid: 9 };
+        let header = EntryHeader {
+            kind: TYPE_PRINT,
+            flags: 0,
+            preempt_count: 0,
+            pid: 9,
+        };
         for text in [&b"hello"[..], b"hello\n", b""] {
             let mut rec = vec![0u8; print_record_size(text)];
             encode_print(&mut rec, header, 0xffff_ffff_8100_0000, text);
             let mut s = String::new();
             assert!(write_body(&mut s, &header, &rec).is_ok());
-            let expect = format!("tracing_mark_write: {}\n", core::str::from_utf8(text).unwrap_or("").trim_end());
+            let expect = format!(
+                "tracing_mark_write: {}\n",
+                core::str::from_utf8(text).unwrap_or("").trim_end()
+            );
             assert_eq!(s, expect);
         }
     }
 
     #[test]
     fn binary_text_is_shown_safely() {
-        let header = EntryHeader { kind: TYPE_PRINT, flags: 0, preempt_count: 0, pid: 9 };
+        let header = EntryHeader {
+            kind: TYPE_PRINT,
+            flags: 0,
+            preempt_count: 0,
+            pid: 9,
+        };
         let mut rec = vec![0u8; print_record_size(b"a\x1bb")];
         encode_print(&mut rec, header, 0, b"a\x1bb");
         let mut s = String::new();

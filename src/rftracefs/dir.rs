@@ -43,7 +43,12 @@ impl Dir {
         index: usize,
     ) -> Result {
         let node = KBox::new(
-            FileNode { attr: Some(attr), instance: instance.clone(), name, index },
+            FileNode {
+                attr: Some(attr),
+                instance: instance.clone(),
+                name,
+                index,
+            },
             GFP_KERNEL,
         )?;
         self.file_with_fops(name, permissions, &ATTR_FOPS, node)
@@ -59,7 +64,15 @@ impl Dir {
         instance: &Arc<Instance>,
         index: usize,
     ) -> Result {
-        let node = KBox::new(FileNode { attr: None, instance: instance.clone(), name, index }, GFP_KERNEL)?;
+        let node = KBox::new(
+            FileNode {
+                attr: None,
+                instance: instance.clone(),
+                name,
+                index,
+            },
+            GFP_KERNEL,
+        )?;
         self.file_with_fops(name, permissions, fops, node)
     }
 

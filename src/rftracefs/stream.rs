@@ -31,7 +31,12 @@ const MAX_WRITE: usize = 4096;
 /// How a stream file behaves.
 pub(crate) trait Stream: Sized + Send + Unpin {
     /// Per-open state; `write_only` when the file was not opened for reading.
-    fn open(instance: &Arc<Instance>, index: usize, write_only: bool, truncate: bool) -> Result<Self>;
+    fn open(
+        instance: &Arc<Instance>,
+        index: usize,
+        write_only: bool,
+        truncate: bool,
+    ) -> Result<Self>;
 
     /// Appends at least some text to `text` (up to about `want` bytes), or
     /// nothing at the end. May block unless `nonblock`.
@@ -94,7 +99,10 @@ unsafe fn state<'a, T>(file: *mut bindings::file) -> &'a StreamFile<T> {
 /// # Safety
 ///
 /// Called by the VFS with a live rftracefs stream inode and its new file.
-unsafe extern "C" fn stream_open<T: Stream>(inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+unsafe extern "C" fn stream_open<T: Stream>(
+    inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> c_int {
     // SAFETY: stream inodes hold a `FileNode` while the inode lives.
     let node = unsafe { &*(*inode).i_private.cast::<FileNode>() };
     // SAFETY: `file` is being opened.
@@ -130,7 +138,10 @@ unsafe extern "C" fn stream_open<T: Stream>(inode: *mut bindings::inode, file: *
 /// # Safety
 ///
 /// Called by the VFS with a file opened by [`stream_open`].
-unsafe extern "C" fn stream_release<T: Stream>(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+unsafe extern "C" fn stream_release<T: Stream>(
+    _inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> c_int {
     // SAFETY: made from a pinned `KBox` in `stream_open`; nothing uses the
     // file any more, so dropping it in place is fine.
     drop(unsafe { KBox::from_raw((*file).private_data.cast::<StreamFile<T>>()) });
@@ -160,7 +171,12 @@ unsafe extern "C" fn stream_read<T: Stream>(
     }
 }
 
-fn read_into<T: Stream>(inner: &mut Inner<T>, buf: usize, count: usize, nonblock: bool) -> Result<usize> {
+fn read_into<T: Stream>(
+    inner: &mut Inner<T>,
+    buf: usize,
+    count: usize,
+    nonblock: bool,
+) -> Result<usize> {
     if count == 0 {
         return Ok(0);
     }
@@ -170,7 +186,9 @@ fn read_into<T: Stream>(inner: &mut Inner<T>, buf: usize, count: usize, nonblock
         inner.stream.fill(&mut inner.text, count, nonblock)?;
     }
     let n = count.min(inner.text.len() - inner.pos);
-    UserSlice::new(UserPtr::from_addr(buf), n).writer().write_slice(&inner.text[inner.pos..inner.pos + n])?;
+    UserSlice::new(UserPtr::from_addr(buf), n)
+        .writer()
+        .write_slice(&inner.text[inner.pos..inner.pos + n])?;
     inner.pos += n;
     Ok(n)
 }
@@ -204,7 +222,10 @@ unsafe extern "C" fn stream_write<T: Stream>(
 /// # Safety
 ///
 /// Called by the VFS with an open stream file and its poll table.
-unsafe extern "C" fn stream_poll<T: Stream>(file: *mut bindings::file, table: *mut bindings::poll_table_struct) -> c_uint {
+unsafe extern "C" fn stream_poll<T: Stream>(
+    file: *mut bindings::file,
+    table: *mut bindings::poll_table_struct,
+) -> c_uint {
     // SAFETY: `file` is an open stream file of type `T`.
     let state = unsafe { state::<T>(file) };
     // SAFETY: these are the arguments of this `poll`.

@@ -49,7 +49,7 @@ impl Drop for KernelPages {
         for page in self.pages.iter() {
             // SAFETY: by the type invariant each page came from
             // `get_zeroed_page` and is freed only here.
-            unsafe { bindings::rft_free_page(page.as_ptr() as usize as _) };
+            unsafe { bindings::rft_free_page(page.as_ptr() as usize as kernel::ffi::c_ulong) };
         }
     }
 }

@@ -57,6 +57,7 @@ pub(crate) const MISSED_EVENTS: u64 = 1 << 31;
 /// `commit` flag: the number of lost events is stored after the data.
 pub(crate) const MISSED_STORED: u64 = 1 << 30;
 /// Both flags.
+#[cfg(test)]
 pub(crate) const MISSED_MASK: u64 = MISSED_EVENTS | MISSED_STORED;
 
 /// Bytes a data event with `payload` bytes takes in a page, header included.
@@ -78,7 +79,13 @@ pub(crate) fn data_header(payload: usize, delta: u64) -> ([u32; 2], usize) {
     let payload = payload.max(1);
     if payload > MAX_SMALL_DATA {
         // `array[0]` counts itself too.
-        ([header(0, delta), (payload.next_multiple_of(ALIGNMENT) + 4) as u32], 2)
+        (
+            [
+                header(0, delta),
+                (payload.next_multiple_of(ALIGNMENT) + 4) as u32,
+            ],
+            2,
+        )
     } else {
         let type_len = payload.div_ceil(ALIGNMENT) as u32;
         ([header(type_len, delta), 0], 1)
@@ -87,15 +94,24 @@ pub(crate) fn data_header(payload: usize, delta: u64) -> ([u32; 2], usize) {
 
 /// The two words of a time extend carrying `delta`.
 pub(crate) fn time_extend(delta: u64) -> [u32; 2] {
-    [header(TYPE_TIME_EXTEND, (delta & DELTA_MAX) as u32), (delta >> DELTA_BITS) as u32]
+    [
+        header(TYPE_TIME_EXTEND, (delta & DELTA_MAX) as u32),
+        (delta >> DELTA_BITS) as u32,
+    ]
 }
 
 /// The two words of an absolute time stamp.
 pub(crate) fn time_stamp(ts: u64) -> [u32; 2] {
-    [header(TYPE_TIME_STAMP, (ts & DELTA_MAX) as u32), (ts >> DELTA_BITS) as u32]
+    [
+        header(TYPE_TIME_STAMP, (ts & DELTA_MAX) as u32),
+        (ts >> DELTA_BITS) as u32,
+    ]
 }
 
-/// The words of padding that fill `len` bytes (at least 8).
+/// The words of padding that fill `len` bytes (at least 8). The writer never
+/// needs padding (a page's `commit` says where its data ends); readers and
+/// tests meet it in pages written by others.
+#[cfg(test)]
 pub(crate) fn padding(len: usize) -> [u32; 2] {
     // A non-zero delta marks padding that is followed by more data.
     [header(TYPE_PADDING, 1), (len - EVENT_HEADER_SIZE) as u32]
@@ -135,16 +151,18 @@ impl<'a> PageDecoder<'a> {
     /// Starts decoding `data`, the committed bytes of a page whose header
     /// says `time_stamp`.
     pub(crate) fn new(data: &'a [u8], time_stamp: u64) -> Self {
-        PageDecoder { data, pos: 0, ts: time_stamp }
-    }
-
-    /// The time stamp of the last event decoded (or of the page).
-    pub(crate) fn time(&self) -> u64 {
-        self.ts
+        PageDecoder {
+            data,
+            pos: 0,
+            ts: time_stamp,
+        }
     }
 
     fn word(&self, at: usize) -> Result<u32, FormatError> {
-        let bytes = self.data.get(at..at + 4).ok_or(FormatError::Truncated(self.pos))?;
+        let bytes = self
+            .data
+            .get(at..at + 4)
+            .ok_or(FormatError::Truncated(self.pos))?;
         Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 
@@ -190,11 +208,25 @@ impl<'a> PageDecoder<'a> {
         Ok(None)
     }
 
-    fn emit(&mut self, start: usize, data: usize, len: usize, delta: u64) -> Result<Option<Record<'a>>, FormatError> {
-        let payload = self.data.get(data..data + len).ok_or(FormatError::Truncated(start))?;
+    fn emit(
+        &mut self,
+        start: usize,
+        data: usize,
+        len: usize,
+        delta: u64,
+    ) -> Result<Option<Record<'a>>, FormatError> {
+        let payload = self
+            .data
+            .get(data..data + len)
+            .ok_or(FormatError::Truncated(start))?;
         self.ts += delta;
         self.pos = data + len.next_multiple_of(ALIGNMENT);
-        Ok(Some(Record { ts: self.ts, offset: start, end: self.pos, payload }))
+        Ok(Some(Record {
+            ts: self.ts,
+            offset: start,
+            end: self.pos,
+            payload,
+        }))
     }
 }
 
@@ -214,9 +246,18 @@ impl<'a> Iterator for PageDecoder<'a> {
 
 /// The text of `events/header_page`.
 pub(crate) fn write_header_page(out: &mut dyn fmt::Write) -> fmt::Result {
-    writeln!(out, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;")?;
-    writeln!(out, "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;")?;
-    writeln!(out, "\tfield: char overwrite;\toffset:8;\tsize:1;\tsigned:1;")?;
+    writeln!(
+        out,
+        "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;"
+    )?;
+    writeln!(
+        out,
+        "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;"
+    )?;
+    writeln!(
+        out,
+        "\tfield: char overwrite;\toffset:8;\tsize:1;\tsigned:1;"
+    )?;
     writeln!(
         out,
         "\tfield: char data;\toffset:{PAGE_HEADER_SIZE};\tsize:{PAGE_DATA_SIZE};\tsigned:1;"
@@ -274,9 +315,14 @@ mod tests {
         push(&mut page, &padding(12));
         page.extend_from_slice(&[0; 4]);
         push_event(&mut page, b"z", 1);
-        let records: Vec<_> = PageDecoder::new(&page, 100).collect::<Result<_, _>>().unwrap_or_default();
+        let records: Vec<_> = PageDecoder::new(&page, 100)
+            .collect::<Result<_, _>>()
+            .unwrap_or_default();
         assert_eq!(records.len(), 4);
-        assert_eq!((records[0].ts, &records[0].payload[..5]), (105, &b"hello"[..]));
+        assert_eq!(
+            (records[0].ts, &records[0].payload[..5]),
+            (105, &b"hello"[..])
+        );
         assert_eq!(records[1].ts, 105 + (1 << 30));
         assert_eq!(records[1].payload.len(), 200);
         assert_eq!(records[2].ts, 1_000_000_000_003);

@@ -33,7 +33,15 @@ pub(crate) struct RingIter {
 impl RingIter {
     /// A walk from the oldest unread event.
     pub(crate) const fn new() -> Self {
-        RingIter { page: 0, offset: 0, ts: 0, len: 0, loaded: false, started: false, skip: 0 }
+        RingIter {
+            page: 0,
+            offset: 0,
+            ts: 0,
+            len: 0,
+            loaded: false,
+            started: false,
+            skip: 0,
+        }
     }
 
     /// Copies the next event's payload into `payload` (cut to fit); `scratch`
@@ -65,7 +73,10 @@ impl RingIter {
                     }
                     let n = record.payload.len().min(payload.len());
                     payload[..n].copy_from_slice(&record.payload[..n]);
-                    return Some(IterEvent { ts: record.ts, len: n });
+                    return Some(IterEvent {
+                        ts: record.ts,
+                        len: n,
+                    });
                 }
                 _ => {
                     let (_, _, commit_page) = ring.readable();
@@ -146,7 +157,9 @@ mod tests {
             assert!(r.consume(&mut cursor, &mut scratch, &mut buf).is_some());
         }
         let mut it = RingIter::new();
-        let first = it.next(&r, &mut scratch, &mut buf).map(|e| check_payload(&buf[..e.len]).1);
+        let first = it
+            .next(&r, &mut scratch, &mut buf)
+            .map(|e| check_payload(&buf[..e.len]).1);
         assert_eq!(first, Some(5));
         // Overwrite everything while the walk is in progress.
         for seq in 1000..2000 {

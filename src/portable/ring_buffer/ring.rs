@@ -68,7 +68,10 @@ pub(crate) struct PageMeta {
 impl PageMeta {
     /// Metadata of an unused slot.
     pub(crate) const fn new() -> Self {
-        PageMeta { number: AtomicU64::new(u64::MAX), entries: AtomicU32::new(0) }
+        PageMeta {
+            number: AtomicU64::new(u64::MAX),
+            entries: AtomicU32::new(0),
+        }
     }
 }
 
@@ -120,7 +123,13 @@ pub(crate) struct Cursor {
 impl Cursor {
     /// A cursor at the start of the ring.
     pub(crate) const fn new() -> Self {
-        Cursor { page: 0, consumed: 0, offset: 0, ts: 0, seen_overrun: 0 }
+        Cursor {
+            page: 0,
+            consumed: 0,
+            offset: 0,
+            ts: 0,
+            seen_overrun: 0,
+        }
     }
 }
 
@@ -157,7 +166,11 @@ fn pack_write(page: u64, offset: usize, ts: u64) -> u64 {
 }
 
 fn unpack_write(w: u64) -> (u64, usize, u32) {
-    ((w >> OFFSET_BITS) & PAGE_MASK, (w & OFFSET_MASK) as usize, (w >> 32) as u32)
+    (
+        (w >> OFFSET_BITS) & PAGE_MASK,
+        (w & OFFSET_MASK) as usize,
+        (w >> 32) as u32,
+    )
 }
 
 fn pack_pos(page: u64, offset: usize) -> u64 {
@@ -213,7 +226,13 @@ impl<S: PageStore> CpuRing<S> {
         self.commit.store(pack_pos(0, 0), Relaxed);
         self.head.store(pack_head(0, 0), Relaxed);
         self.last_ts.store(0, Relaxed);
-        for counter in [&self.written, &self.overrun, &self.dropped, &self.read, &self.commit_overrun] {
+        for counter in [
+            &self.written,
+            &self.overrun,
+            &self.dropped,
+            &self.read,
+            &self.commit_overrun,
+        ] {
             counter.store(0, Relaxed);
         }
         fence(Release);
@@ -240,14 +259,13 @@ impl<S: PageStore> CpuRing<S> {
             }
             let p = self.pages.page(slot);
             oldest.get_or_insert(p.time_stamp.load(Relaxed));
-            bytes += if page < commit_page { p.commit.load(Relaxed) } else { commit_offset as u64 };
+            bytes += if page < commit_page {
+                p.commit.load(Relaxed)
+            } else {
+                commit_offset as u64
+            };
         }
         (bytes, oldest.unwrap_or(0))
-    }
-
-    /// The page store.
-    pub(crate) fn pages(&self) -> &S {
-        &self.pages
     }
 
     /// Overwrite the oldest events when full (`true`), or drop new ones.
@@ -267,7 +285,8 @@ impl<S: PageStore> CpuRing<S> {
     }
 
     fn slots(&self) -> u64 {
-        self.pages.len() as u64
+        // Never zero, so `%` needs no division-by-zero path.
+        (self.pages.len() as u64).max(1)
     }
 
     fn slot(&self, page: u64) -> usize {
@@ -304,10 +323,19 @@ impl<S: PageStore> CpuRing<S> {
             } else {
                 None
             };
-            let need = size + if time_words.is_some() { format::TIME_EVENT_SIZE } else { 0 };
+            let need = size
+                + if time_words.is_some() {
+                    format::TIME_EVENT_SIZE
+                } else {
+                    0
+                };
             if offset + need <= PAGE_DATA_SIZE {
                 let next = pack_write(low, offset + need, now);
-                if self.write.compare_exchange(w, next, Relaxed, Relaxed).is_err() {
+                if self
+                    .write
+                    .compare_exchange(w, next, Relaxed, Relaxed)
+                    .is_err()
+                {
                     continue;
                 }
                 let page = self.full_page(low);
@@ -332,17 +360,31 @@ impl<S: PageStore> CpuRing<S> {
         };
         let (head, n) = format::data_header(len, delta);
         self.store_words(page, word, &head[..n]);
-        self.pages.meta(self.slot(page)).entries.fetch_add(1, Relaxed);
+        self.pages
+            .meta(self.slot(page))
+            .entries
+            .fetch_add(1, Relaxed);
         self.written.fetch_add(1, Relaxed);
         self.last_ts.store(now, Relaxed);
-        Some(Reservation { page, word: word + n, len })
+        Some(Reservation {
+            page,
+            word: word + n,
+            len,
+        })
     }
 
     /// Tries to move the write position from page `low` (at `offset`) to a
     /// fresh page, reserving `size` bytes at its start. Returns the new
     /// page's number, or `None` if another writer moved first (the caller
     /// retries) or the ring is full in no-overwrite mode.
-    fn move_to_next_page(&self, w: u64, low: u64, offset: usize, size: usize, now: u64) -> Option<u64> {
+    fn move_to_next_page(
+        &self,
+        w: u64,
+        low: u64,
+        offset: usize,
+        size: usize,
+        now: u64,
+    ) -> Option<u64> {
         let page = self.full_page(low);
         let next = page + 1;
         let slots = self.slots();
@@ -352,11 +394,18 @@ impl<S: PageStore> CpuRing<S> {
                 return None;
             }
         }
-        if self.write.compare_exchange(w, pack_write(next, size, now), Relaxed, Relaxed).is_err() {
+        if self
+            .write
+            .compare_exchange(w, pack_write(next, size, now), Relaxed, Relaxed)
+            .is_err()
+        {
             return None;
         }
         // This writer owns the end of `page` and all of `next`.
-        self.pages.page(self.slot(page)).commit.store(offset as u64, Release);
+        self.pages
+            .page(self.slot(page))
+            .commit
+            .store(offset as u64, Release);
         if next >= slots {
             self.push_head_past(next - slots);
         }
@@ -382,10 +431,18 @@ impl<S: PageStore> CpuRing<S> {
                 return;
             }
             let meta = self.pages.meta(self.slot(page));
-            let entries = if meta.number.load(Relaxed) == page { u64::from(meta.entries.load(Relaxed)) } else { 0 };
-            match self.head.compare_exchange(h, pack_head(page + 1, 0), AcqRel, Acquire) {
+            let entries = if meta.number.load(Relaxed) == page {
+                u64::from(meta.entries.load(Relaxed))
+            } else {
+                0
+            };
+            match self
+                .head
+                .compare_exchange(h, pack_head(page + 1, 0), AcqRel, Acquire)
+            {
                 Ok(_) => {
-                    self.overrun.fetch_add(entries.saturating_sub(consumed), Relaxed);
+                    self.overrun
+                        .fetch_add(entries.saturating_sub(consumed), Relaxed);
                     h = pack_head(page + 1, 0);
                 }
                 Err(now) => h = now,
@@ -454,7 +511,11 @@ impl<S: PageStore> CpuRing<S> {
             return None;
         }
         let src = self.pages.page(slot);
-        let len = if page < commit_page { src.commit.load(Acquire) as usize } else { commit_offset };
+        let len = if page < commit_page {
+            src.commit.load(Acquire) as usize
+        } else {
+            commit_offset
+        };
         let len = len.min(PAGE_DATA_SIZE);
         out[..8].copy_from_slice(&src.time_stamp.load(Relaxed).to_le_bytes());
         out[8..16].copy_from_slice(&(len as u64).to_le_bytes());
@@ -488,7 +549,13 @@ impl<S: PageStore> CpuRing<S> {
     /// Finds in the copied page data the place after its first `consumed`
     /// events, starting from what `cursor` remembers when it is on the same
     /// page. Returns the byte offset and the time of the event before it.
-    fn locate(cursor: &mut Cursor, head_page: u64, consumed: u64, page: &[u8], len: usize) -> (usize, u64) {
+    fn locate(
+        cursor: &mut Cursor,
+        head_page: u64,
+        consumed: u64,
+        page: &[u8],
+        len: usize,
+    ) -> (usize, u64) {
         if cursor.page != head_page || cursor.consumed > consumed {
             cursor.page = head_page;
             cursor.consumed = 0;
@@ -498,7 +565,9 @@ impl<S: PageStore> CpuRing<S> {
         let data = &page[format::PAGE_HEADER_SIZE..format::PAGE_HEADER_SIZE + len];
         let mut decoder = PageDecoder::new(&data[cursor.offset.min(len)..], cursor.ts);
         while cursor.consumed < consumed {
-            let Some(Ok(record)) = decoder.next() else { break };
+            let Some(Ok(record)) = decoder.next() else {
+                break;
+            };
             cursor.consumed += 1;
             cursor.offset += record.end;
             cursor.ts = record.ts;
@@ -539,12 +608,18 @@ impl<S: PageStore> CpuRing<S> {
             let Some(Ok(record)) = PageDecoder::new(data, ts).next() else {
                 if head_page < commit_page {
                     // A full page, wholly consumed: move on.
-                    let _ = self.head.compare_exchange(h, pack_head(head_page + 1, 0), AcqRel, Acquire);
+                    let _ =
+                        self.head
+                            .compare_exchange(h, pack_head(head_page + 1, 0), AcqRel, Acquire);
                     continue;
                 }
                 return None;
             };
-            if self.head.compare_exchange(h, pack_head(head_page, consumed + 1), AcqRel, Acquire).is_err() {
+            if self
+                .head
+                .compare_exchange(h, pack_head(head_page, consumed + 1), AcqRel, Acquire)
+                .is_err()
+            {
                 continue;
             }
             cursor.consumed = consumed + 1;
@@ -553,7 +628,11 @@ impl<S: PageStore> CpuRing<S> {
             let n = record.payload.len().min(payload.len());
             payload[..n].copy_from_slice(&record.payload[..n]);
             self.read.fetch_add(1, Relaxed);
-            return Some(ReadEvent { ts: record.ts, len: n, lost: self.take_lost(cursor) });
+            return Some(ReadEvent {
+                ts: record.ts,
+                len: n,
+                lost: self.take_lost(cursor),
+            });
         }
     }
 
@@ -561,7 +640,11 @@ impl<S: PageStore> CpuRing<S> {
     /// writes them to `out` as a page in the binary format (as
     /// `trace_pipe_raw` hands pages out), flagging lost events in `commit`.
     /// Returns the number of data bytes, or `None` if nothing is unread.
-    pub(crate) fn consume_page(&self, cursor: &mut Cursor, out: &mut [u8; format::PAGE_SIZE]) -> Option<usize> {
+    pub(crate) fn consume_page(
+        &self,
+        cursor: &mut Cursor,
+        out: &mut [u8; format::PAGE_SIZE],
+    ) -> Option<usize> {
         loop {
             let h = self.head.load(Acquire);
             let (head_page, consumed) = unpack_head(h);
@@ -582,23 +665,40 @@ impl<S: PageStore> CpuRing<S> {
             } else {
                 return None;
             };
-            if self.head.compare_exchange(h, next, AcqRel, Acquire).is_err() {
+            if self
+                .head
+                .compare_exchange(h, next, AcqRel, Acquire)
+                .is_err()
+            {
                 continue;
             }
             self.read.fetch_add(events, Relaxed);
-            *cursor = Cursor { seen_overrun: cursor.seen_overrun, ..Cursor::new() };
+            *cursor = Cursor {
+                seen_overrun: cursor.seen_overrun,
+                ..Cursor::new()
+            };
             if events == 0 {
                 continue;
             }
-            out.copy_within(format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len, format::PAGE_HEADER_SIZE);
+            out.copy_within(
+                format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len,
+                format::PAGE_HEADER_SIZE,
+            );
             let remaining = len - offset;
             let mut commit = remaining as u64;
-            if self.take_lost(cursor) > 0 {
+            out[format::PAGE_HEADER_SIZE + remaining..].fill(0);
+            let lost = self.take_lost(cursor);
+            if lost > 0 {
                 commit |= format::MISSED_EVENTS;
+                // As the kernel does, the count follows the data if it fits.
+                let at = format::PAGE_HEADER_SIZE + remaining;
+                if let Some(slot) = out.get_mut(at..at + 8) {
+                    slot.copy_from_slice(&lost.to_le_bytes());
+                    commit |= format::MISSED_STORED;
+                }
             }
             out[..8].copy_from_slice(&ts.to_le_bytes());
             out[8..16].copy_from_slice(&commit.to_le_bytes());
-            out[format::PAGE_HEADER_SIZE + remaining..].fill(0);
             return Some(remaining);
         }
     }

@@ -22,7 +22,10 @@ impl HostPages {
                 unsafe { Box::<Page>::new_zeroed().assume_init() }
             })
             .collect();
-        HostPages { pages, metas: (0..count).map(|_| PageMeta::new()).collect() }
+        HostPages {
+            pages,
+            metas: (0..count).map(|_| PageMeta::new()).collect(),
+        }
     }
 }
 
@@ -59,11 +62,20 @@ pub(crate) fn check_payload(p: &[u8]) -> (u32, u32) {
     let word = |i: usize| u32::from_le_bytes(p[i * 4..i * 4 + 4].try_into().unwrap_or_default());
     let (writer, seq, check) = (word(0), word(1), word(2));
     assert_eq!(check, seq ^ 0x5a5a_5a5a, "torn event {writer}/{seq}");
-    assert!(p[12..].iter().all(|&b| b == seq as u8 || b == 0), "torn filler in {writer}/{seq}");
+    assert!(
+        p[12..].iter().all(|&b| b == seq as u8 || b == 0),
+        "torn filler in {writer}/{seq}"
+    );
     (writer, seq)
 }
 
-pub(crate) fn write(r: &CpuRing<HostPages>, clock: &impl Fn() -> u64, writer: u32, seq: u32, len: usize) -> bool {
+pub(crate) fn write(
+    r: &CpuRing<HostPages>,
+    clock: &impl Fn() -> u64,
+    writer: u32,
+    seq: u32,
+    len: usize,
+) -> bool {
     match r.reserve(len, clock) {
         Some(res) => {
             r.fill(&res, &payload(writer, seq, len));
@@ -102,16 +114,34 @@ fn events_come_back_in_order_across_pages() {
     assert_eq!(events.len(), 500);
     for (i, (ts, _, seq)) in events.iter().enumerate() {
         assert_eq!(*seq, i as u32);
-        assert_eq!(*ts, 1_000 + 7 * i as u64, "timestamps follow the clock exactly");
+        assert_eq!(
+            *ts,
+            1_000 + 7 * i as u64,
+            "timestamps follow the clock exactly"
+        );
     }
-    assert_eq!(r.stats(), Stats { written: 500, read: 500, ..Stats::default() });
+    assert_eq!(
+        r.stats(),
+        Stats {
+            written: 500,
+            read: 500,
+            ..Stats::default()
+        }
+    );
     assert!(drain(&r).is_empty());
 }
 
 #[test]
 fn time_extends_and_absolute_stamps() {
     let r = ring(4);
-    let times = [10u64, 20, 20 + (1 << 27) + 5, 30 + (1 << 28), (1 << 33) + 1, (1 << 33) + 2];
+    let times = [
+        10u64,
+        20,
+        20 + (1 << 27) + 5,
+        30 + (1 << 28),
+        (1 << 33) + 1,
+        (1 << 33) + 2,
+    ];
     let at = AtomicU64::new(0);
     let clock = || times[at.load(Relaxed) as usize];
     for i in 0..times.len() {
@@ -148,7 +178,10 @@ fn overwrite_keeps_the_newest_and_counts_exactly() {
     assert!(stats.overrun > 0);
     // What is left is the newest events, contiguous.
     let first = events[0].2;
-    assert!(events.iter().enumerate().all(|(i, e)| e.2 == first + i as u32));
+    assert!(events
+        .iter()
+        .enumerate()
+        .all(|(i, e)| e.2 == first + i as u32));
     assert_eq!(events.last().map(|e| e.2), Some(2999));
 }
 
@@ -157,14 +190,19 @@ fn no_overwrite_drops_new_events() {
     let r = ring(4);
     r.set_overwrite(false);
     let clock = counter_clock();
-    let accepted = (0..3000).filter(|&seq| write(&r, &clock, 0, seq, 24)).count() as u64;
+    let accepted = (0..3000)
+        .filter(|&seq| write(&r, &clock, 0, seq, 24))
+        .count() as u64;
     let stats = r.stats();
     assert_eq!(stats.written, accepted);
     assert_eq!(stats.dropped, 3000 - accepted);
     assert_eq!(stats.overrun, 0);
     let events = drain(&r);
     assert_eq!(events.len() as u64, accepted);
-    assert!(events.iter().enumerate().all(|(i, e)| e.2 == i as u32), "the oldest are kept");
+    assert!(
+        events.iter().enumerate().all(|(i, e)| e.2 == i as u32),
+        "the oldest are kept"
+    );
     // Reading made room again.
     assert!(write(&r, &clock, 0, 9999, 24));
 }
@@ -180,7 +218,9 @@ fn partial_reads_then_whole_pages() {
     let mut scratch = [0u8; format::PAGE_SIZE];
     let mut buf = [0u8; 64];
     for expect in 0..10 {
-        let ev = r.consume(&mut cursor, &mut scratch, &mut buf).map(|e| check_payload(&buf[..e.len]).1);
+        let ev = r
+            .consume(&mut cursor, &mut scratch, &mut buf)
+            .map(|e| check_payload(&buf[..e.len]).1);
         assert_eq!(ev, Some(expect));
     }
     // The rest comes as binary pages that decode to the following events.
@@ -203,11 +243,18 @@ fn partial_reads_then_whole_pages() {
 
 /// Writes `seq` with nested writers interrupting between reserve and commit
 /// (depth levels, like task → softirq → irq → NMI).
-fn nested_write(r: &CpuRing<HostPages>, clock: &impl Fn() -> u64, seq: &mut u32, depth: u32) -> u32 {
+fn nested_write(
+    r: &CpuRing<HostPages>,
+    clock: &impl Fn() -> u64,
+    seq: &mut u32,
+    depth: u32,
+) -> u32 {
     let mine = *seq;
     *seq += 1;
     let len = 16 + (mine as usize % 60);
-    let Some(res) = r.reserve(len, clock) else { return 1 };
+    let Some(res) = r.reserve(len, clock) else {
+        return 1;
+    };
     let mut written = 1;
     if depth < 3 && mine % (depth + 2) == 0 {
         written += nested_write(r, clock, seq, depth + 1);
@@ -231,7 +278,10 @@ fn nested_writers_keep_time_order_and_commit_all() {
     let events = drain(&r);
     let stats = r.stats();
     assert_eq!(stats.read + stats.overrun, stats.written);
-    assert!(events.windows(2).all(|w| w[0].0 <= w[1].0), "time goes backwards");
+    assert!(
+        events.windows(2).all(|w| w[0].0 <= w[1].0),
+        "time goes backwards"
+    );
     let unique: HashSet<u32> = events.iter().map(|e| e.2).collect();
     assert_eq!(unique.len(), events.len());
 }
@@ -253,7 +303,10 @@ fn interrupt_inside_the_reservation_retries() {
     };
     assert!(write(&r, &clock, 0, 0, 16));
     let events = drain(&r);
-    assert_eq!(events.iter().map(|e| (e.1, e.2)).collect::<Vec<_>>(), [(1, 1), (0, 0)]);
+    assert_eq!(
+        events.iter().map(|e| (e.1, e.2)).collect::<Vec<_>>(),
+        [(1, 1), (0, 0)]
+    );
     assert!(events[0].0 < events[1].0);
 }
 
@@ -293,7 +346,9 @@ fn concurrent_writers_nesting_and_two_readers() {
                     let finished = done.load(Acquire);
                     let mut any = false;
                     for cpu in 0..CPUS {
-                        while let Some(ev) = rings[cpu].consume(&mut cursors[cpu], &mut scratch, &mut buf) {
+                        while let Some(ev) =
+                            rings[cpu].consume(&mut cursors[cpu], &mut scratch, &mut buf)
+                        {
                             seen[cpu].push((ev.ts, check_payload(&buf[..ev.len]).1));
                             any = true;
                         }
@@ -309,19 +364,61 @@ fn concurrent_writers_nesting_and_two_readers() {
         w.join().unwrap_or_else(|_| panic!("writer panicked"));
     }
     done.store(true, Release);
-    let seen: Vec<_> = readers.into_iter().map(|r| r.join().unwrap_or_else(|_| panic!("reader panicked"))).collect();
+    let seen: Vec<_> = readers
+        .into_iter()
+        .map(|r| r.join().unwrap_or_else(|_| panic!("reader panicked")))
+        .collect();
     for cpu in 0..CPUS {
         let stats = rings[cpu].stats();
-        let mut all: Vec<u32> = seen.iter().flat_map(|s| s[cpu].iter().map(|e| e.1)).collect();
+        let mut all: Vec<u32> = seen
+            .iter()
+            .flat_map(|s| s[cpu].iter().map(|e| e.1))
+            .collect();
         let total = all.len() as u64;
         all.sort_unstable();
         all.dedup();
-        assert_eq!(all.len() as u64, total, "an event was read twice on cpu {cpu}");
+        assert_eq!(
+            all.len() as u64,
+            total,
+            "an event was read twice on cpu {cpu}"
+        );
         assert_eq!(stats.read, total);
-        assert_eq!(stats.read + stats.overrun, stats.written, "cpu {cpu}: {stats:?}");
+        assert_eq!(
+            stats.read + stats.overrun,
+            stats.written,
+            "cpu {cpu}: {stats:?}"
+        );
         assert_eq!(stats.written, u64::from(PER_CPU).max(stats.written));
         for s in &seen {
-            assert!(s[cpu].windows(2).all(|w| w[0].0 <= w[1].0), "a reader saw time go backwards");
+            assert!(
+                s[cpu].windows(2).all(|w| w[0].0 <= w[1].0),
+                "a reader saw time go backwards"
+            );
         }
     }
+}
+
+#[test]
+fn raw_pages_flag_and_count_lost_events() {
+    let r = ring(4);
+    let clock = counter_clock();
+    for seq in 0..2000 {
+        assert!(write(&r, &clock, 0, seq, 24));
+    }
+    let mut cursor = Cursor::new();
+    let mut page = [0u8; format::PAGE_SIZE];
+    let len = r.consume_page(&mut cursor, &mut page).unwrap_or(0);
+    let commit = u64::from_le_bytes(page[8..16].try_into().unwrap_or_default());
+    assert_eq!(
+        commit & format::MISSED_MASK,
+        format::MISSED_EVENTS | format::MISSED_STORED
+    );
+    assert_eq!(commit & !format::MISSED_MASK, len as u64);
+    let at = format::PAGE_HEADER_SIZE + len;
+    let stored = u64::from_le_bytes(page[at..at + 8].try_into().unwrap_or_default());
+    assert_eq!(stored, r.stats().overrun);
+    // The next page reports no loss.
+    assert!(r.consume_page(&mut cursor, &mut page).is_some());
+    let commit = u64::from_le_bytes(page[8..16].try_into().unwrap_or_default());
+    assert_eq!(commit & format::MISSED_MASK, 0);
 }
