@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/kobject.h>
+#include <linux/mm.h>
 #include <linux/namei.h>
 #include <linux/poll.h>
 #include <linux/preempt.h>

@@ -77,7 +77,7 @@ u64 rft_local_clock(void)
 
 unsigned long rft_get_zeroed_page(void)
 {
-	return get_zeroed_page(GFP_KERNEL);
+	return get_zeroed_page(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 }
 
 void rft_free_page(unsigned long addr)

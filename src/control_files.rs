@@ -15,6 +15,7 @@ use crate::portable::{
     readme, trace_options, tracer_name,
 };
 use crate::rftracefs::{stream_fops, Attribute, Dir, OpTable};
+use crate::ring_buffer;
 use crate::trace_readers::{TraceFile, TraceMarker, TracePipe, TracePipeRaw};
 use crate::tracer;
 use kernel::{prelude::*, str::CString, sync::Arc};
@@ -40,7 +41,72 @@ const FILES: &[(&str, u16, &Attribute)] = &[
     ("tracing_cpumask", READ_WRITE, &TRACING_CPUMASK),
     ("error_log", READ_WRITE, &ERROR_LOG),
     ("saved_cmdlines", READ_ONLY, &SAVED_CMDLINES),
+    ("buffer_size_kb", READ_WRITE, &BUFFER_SIZE_KB),
+    ("buffer_total_size_kb", READ_ONLY, &BUFFER_TOTAL_SIZE_KB),
 ];
+
+/// Parses a size in KiB for a ring and returns the pages it needs.
+fn parse_size_kb(text: &[u8]) -> Result<usize, InputError> {
+    let kb = input::parse_u64(text)?;
+    let bytes = kb
+        .checked_mul(1024)
+        .filter(|b| *b > 0)
+        .ok_or(InputError::BadNumber)?;
+    let bytes = usize::try_from(bytes).map_err(|_| InputError::BadNumber)?;
+    Ok(ring_buffer::pages_for(bytes))
+}
+
+/// Resizes to `pages`, explaining a failure.
+fn resize(inst: &Instance, pages: &[usize]) -> Result<(), InputError> {
+    inst.resize(pages).map_err(|_| InputError::NoMemory)
+}
+
+/// Size of each CPU's buffer in KiB (event data, whole pages), or `X` when
+/// they differ; writing sets every CPU's size. Contents are dropped.
+static BUFFER_SIZE_KB: Attribute = Attribute {
+    show: |inst, _, out| {
+        let buffer = inst.buffer();
+        let first = buffer.data_size(0);
+        if (0..buffer.nr_cpus()).all(|cpu| buffer.data_size(cpu) == first) {
+            writeln!(out, "{}", first / 1024)
+        } else {
+            writeln!(out, "X")
+        }
+    },
+    store: Some(|inst, _, text| {
+        let pages = parse_size_kb(text)?;
+        let mut all = KVec::new();
+        for _ in 0..inst.buffer().nr_cpus() {
+            all.push(pages, GFP_KERNEL)
+                .map_err(|_| InputError::NoMemory)?;
+        }
+        resize(inst, &all)
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
+
+/// Sum of all CPUs' buffer sizes in KiB.
+static BUFFER_TOTAL_SIZE_KB: Attribute = Attribute::read_only(|inst, _, out| {
+    let buffer = inst.buffer();
+    let total: usize = (0..buffer.nr_cpus()).map(|cpu| buffer.data_size(cpu)).sum();
+    writeln!(out, "{}", total / 1024)
+});
+
+/// `per_cpu/cpuN/buffer_size_kb`: one CPU's size.
+static CPU_BUFFER_SIZE_KB: Attribute = Attribute {
+    show: |inst, cpu, out| writeln!(out, "{}", inst.buffer().data_size(cpu) / 1024),
+    store: Some(|inst, cpu, text| {
+        let pages = parse_size_kb(text)?;
+        let mut all = KVec::new();
+        all.extend_from_slice(inst.buffer().pages(), GFP_KERNEL)
+            .map_err(|_| InputError::NoMemory)?;
+        *all.get_mut(cpu).ok_or(InputError::UnknownValue)? = pages;
+        resize(inst, &all)
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
 
 /// `pid comm` for every task name saved.
 static SAVED_CMDLINES: Attribute = Attribute::read_only(|inst, _, out| inst.write_cmdlines(out));
@@ -82,6 +148,13 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
             cpu + 1,
         )?;
         cpu_dir.file("stats", READ_ONLY, &CPU_STATS, instance, cpu)?;
+        cpu_dir.file(
+            "buffer_size_kb",
+            READ_WRITE,
+            &CPU_BUFFER_SIZE_KB,
+            instance,
+            cpu,
+        )?;
     }
     Ok(())
 }
@@ -91,7 +164,8 @@ static HEADER_EVENT: Attribute = Attribute::read_only(|_, _, out| format::write_
 
 /// `per_cpu/cpuN/stats`, in ftrace's format.
 static CPU_STATS: Attribute = Attribute::read_only(|inst, cpu, out| {
-    let Some(ring) = inst.buffer().cpu(cpu) else {
+    let buffer = inst.buffer();
+    let Some(ring) = buffer.cpu(cpu) else {
         return Ok(());
     };
     let s = ring.stats();

@@ -16,7 +16,7 @@ use crate::portable::{
     records,
     trace_options::{self, OptionSet, TraceOption},
 };
-use crate::ring_buffer::{self, TraceBuffer};
+use crate::ring_buffer::{self, NoPreempt, TraceBuffer};
 use crate::tracer::{self, Tracer};
 use crate::wait::WaitQueue;
 use core::fmt;
@@ -24,7 +24,7 @@ use kernel::{
     new_mutex, new_spinlock,
     prelude::*,
     sync::{
-        atomic::{Atomic, Relaxed},
+        atomic::{Acquire, Atomic, Full, Relaxed},
         Arc, Mutex, SpinLock,
     },
 };
@@ -46,14 +46,22 @@ struct Control {
 ///
 /// # Lock order
 ///
-/// `control` is taken only by writes to and reads of control files;
-/// `cmdlines` by writers of records and by readers formatting them. Both
-/// are leaves: nothing else is locked while either is held.
-#[pin_data]
+/// `control` is taken only by writes to and reads of control files, then
+/// possibly `buffer`; `cmdlines` by writers of records and by readers
+/// formatting them and is a leaf.
+///
+/// The buffer is swapped when resized: `buffer` owns the current one and
+/// hands references to readers; `live` points at the same buffer for
+/// writers, who use it with preemption off and no lock. A replaced buffer
+/// is released only after an RCU grace period, when no writer can still be
+/// using it.
+#[pin_data(PinnedDrop)]
 pub(crate) struct Instance {
     tracing_on: Atomic<bool>,
     options: Atomic<u32>,
-    buffer: TraceBuffer,
+    live: Atomic<*mut TraceBuffer>,
+    #[pin]
+    buffer: Mutex<Arc<TraceBuffer>>,
     #[pin]
     cmdlines: SpinLock<Cmdlines>,
     #[pin]
@@ -67,12 +75,22 @@ impl Instance {
     /// the `nop` tracer, default options, every possible CPU traced.
     pub(crate) fn new_top() -> Result<Arc<Self>> {
         let errors = KBox::new(ErrorLog::new(), GFP_KERNEL)?;
-        let buffer = TraceBuffer::new(ring_buffer::DEFAULT_SIZE, nr_cpu_ids())?;
+        let mut pages = KVec::new();
+        for _ in 0..nr_cpu_ids() {
+            pages.push(
+                ring_buffer::pages_for(ring_buffer::DEFAULT_SIZE),
+                GFP_KERNEL,
+            )?;
+        }
+        let buffer = Arc::new(TraceBuffer::new(&pages, true)?, GFP_KERNEL)?;
+        // A strong reference for `live`, given back in `drop`.
+        let live = Arc::into_raw(buffer.clone()).cast_mut();
         Arc::pin_init(
             pin_init!(Self {
                 tracing_on: Atomic::new(true),
                 options: Atomic::new(OptionSet::defaults().0),
-                buffer,
+                live: Atomic::new(live),
+                buffer <- new_mutex!(buffer),
                 cmdlines <- new_spinlock!(Cmdlines::new()),
                 readers <- WaitQueue::new(),
                 control <- new_mutex!(Control {
@@ -107,13 +125,44 @@ impl Instance {
         self.options
             .store(self.options().with(option, on).0, Relaxed);
         if option == trace_options::OVERWRITE {
-            self.buffer.set_overwrite(on);
+            self.buffer.lock().set_overwrite(on);
         }
     }
 
-    /// The trace buffer.
-    pub(crate) fn buffer(&self) -> &TraceBuffer {
-        &self.buffer
+    /// The current trace buffer, for readers.
+    pub(crate) fn buffer(&self) -> Arc<TraceBuffer> {
+        self.buffer.lock().clone()
+    }
+
+    /// Runs `f` on the current buffer with preemption off, without locks:
+    /// the writers' way to it, usable in any context.
+    pub(crate) fn with_live_buffer<R>(&self, f: impl FnOnce(&TraceBuffer, &NoPreempt) -> R) -> R {
+        let preempt_off = NoPreempt::new();
+        // SAFETY: `live` always points at a buffer the instance holds a
+        // reference on, released only a grace period after it is replaced;
+        // with preemption off this is within one such period.
+        let buffer = unsafe { &*self.live.load(Acquire) };
+        f(buffer, &preempt_off)
+    }
+
+    /// Replaces the buffer by one with `pages[cpu]` pages per CPU. The old
+    /// contents are dropped; on failure the old buffer stays as it was.
+    pub(crate) fn resize(&self, pages: &[usize]) -> Result {
+        let _control = self.control.lock();
+        let new = Arc::new(
+            TraceBuffer::new(pages, self.options().has(trace_options::OVERWRITE))?,
+            GFP_KERNEL,
+        )?;
+        let new_live = Arc::into_raw(new.clone()).cast_mut();
+        let old = core::mem::replace(&mut *self.buffer.lock(), new);
+        let old_live = self.live.xchg(new_live, Full);
+        // SAFETY: writers use `live` with preemption off; after a grace
+        // period none can still hold the old pointer.
+        unsafe { bindings::synchronize_rcu() };
+        // SAFETY: `old_live` came from `Arc::into_raw` and nobody uses it.
+        drop(unsafe { Arc::from_raw(old_live) });
+        drop(old);
+        Ok(())
     }
 
     /// Readers waiting for data.
@@ -162,7 +211,9 @@ impl Instance {
             unsafe { bindings::rft_current_comm(comm.as_mut_ptr()) };
             self.cmdlines.lock().save(pid, &comm);
         }
-        if self.buffer.write(&record, &local_clock_ns) {
+        if self.with_live_buffer(|buffer, preempt_off| {
+            buffer.write(preempt_off, &record, &local_clock_ns)
+        }) {
             self.readers.wake_all();
         }
         Ok(())
@@ -206,6 +257,15 @@ impl Instance {
     pub(crate) fn write_errors(&self, out: &mut dyn fmt::Write) -> fmt::Result {
         let control = self.control.lock();
         (0..control.errors.len()).try_for_each(|i| control.errors.write_entry(i, out))
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for Instance {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: `live` holds a reference made by `Arc::into_raw`; no
+        // writer runs any more when the instance itself goes away.
+        drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });
     }
 }
 

@@ -21,26 +21,54 @@ use pages::KernelPages;
 /// Default size of each CPU's buffer in bytes, as ftrace's (1408 KiB).
 pub(crate) const DEFAULT_SIZE: usize = 1_441_792;
 
+/// The pages a ring of `bytes` of event data needs (at least two).
+pub(crate) fn pages_for(bytes: usize) -> usize {
+    bytes.div_ceil(PAGE_DATA_SIZE).max(2)
+}
+
 /// The rings of all possible CPUs.
 pub(crate) struct TraceBuffer {
     cpus: KVec<CpuRing<KernelPages>>,
+    /// Pages of each ring.
+    pages: KVec<usize>,
     /// Writers record nothing while this is non-zero.
     disabled: Atomic<u32>,
 }
 
 impl TraceBuffer {
-    /// Allocates rings of `bytes` (rounded up to whole pages, at least two)
-    /// for every possible CPU.
-    pub(crate) fn new(bytes: usize, nr_cpus: usize) -> Result<Self> {
-        let pages_per_cpu = bytes.div_ceil(PAGE_DATA_SIZE).max(2);
-        let mut cpus = KVec::with_capacity(nr_cpus, GFP_KERNEL)?;
-        for _ in 0..nr_cpus {
-            cpus.push(CpuRing::new(KernelPages::new(pages_per_cpu)?), GFP_KERNEL)?;
+    /// Allocates a ring of `pages[cpu]` pages (at least two) for every
+    /// possible CPU, in overwrite mode or not. Fails with `ENOMEM`, without
+    /// eating into the system's reserve, when the memory is not available.
+    pub(crate) fn new(pages: &[usize], overwrite: bool) -> Result<Self> {
+        let wanted: usize = pages.iter().map(|&p| p.max(2)).sum();
+        // SAFETY: reads the allocator's estimate of available pages.
+        let available = unsafe { bindings::si_mem_available() }.max(0) as usize;
+        if wanted >= available / 2 {
+            return Err(ENOMEM);
+        }
+        let mut cpus = KVec::with_capacity(pages.len(), GFP_KERNEL)?;
+        let mut sizes = KVec::with_capacity(pages.len(), GFP_KERNEL)?;
+        for &count in pages {
+            let ring = CpuRing::new(KernelPages::new(count.max(2))?);
+            ring.set_overwrite(overwrite);
+            cpus.push(ring, GFP_KERNEL)?;
+            sizes.push(count.max(2), GFP_KERNEL)?;
         }
         Ok(TraceBuffer {
             cpus,
+            pages: sizes,
             disabled: Atomic::new(0),
         })
+    }
+
+    /// Pages of each CPU's ring.
+    pub(crate) fn pages(&self) -> &[usize] {
+        &self.pages
+    }
+
+    /// Bytes of event data the ring of `cpu` holds.
+    pub(crate) fn data_size(&self, cpu: usize) -> usize {
+        self.pages.get(cpu).map_or(0, |p| p * PAGE_DATA_SIZE)
     }
 
     /// The ring of `cpu`.
@@ -73,9 +101,14 @@ impl TraceBuffer {
     }
 
     /// Writes an event into the current CPU's ring. Runs in any context,
-    /// NMI included; returns false if the event was not recorded.
-    pub(crate) fn write(&self, payload: &[u8], clock: &impl Fn() -> u64) -> bool {
-        let _guard = NoPreempt::new();
+    /// NMI included, with preemption off (the token proves it); returns
+    /// false if the event was not recorded.
+    pub(crate) fn write(
+        &self,
+        _preempt_off: &NoPreempt,
+        payload: &[u8],
+        clock: &impl Fn() -> u64,
+    ) -> bool {
         if self.disabled.load(Relaxed) != 0 {
             return false;
         }
@@ -119,11 +152,13 @@ impl TraceBuffer {
     }
 }
 
-/// Preemption off for as long as it lives.
-struct NoPreempt;
+/// Preemption off for as long as it lives. While it does, the CPU cannot
+/// change and an RCU grace period cannot end.
+pub(crate) struct NoPreempt;
 
 impl NoPreempt {
-    fn new() -> Self {
+    /// Turns preemption off.
+    pub(crate) fn new() -> Self {
         // SAFETY: paired with the enable in `drop`.
         unsafe { bindings::rft_preempt_disable_notrace() };
         NoPreempt

@@ -23,6 +23,7 @@ use crate::portable::{
     trace_options,
 };
 use crate::rftracefs::Stream;
+use crate::ring_buffer::TraceBuffer;
 use core::fmt::{self, Write};
 use kernel::{prelude::*, sync::Arc};
 
@@ -68,11 +69,18 @@ impl Peeked {
 }
 
 /// The CPUs a file reads: all, or the one its index names.
-fn cpus_of(instance: &Instance, index: usize) -> core::ops::Range<usize> {
+fn cpus_of(buffer: &TraceBuffer, index: usize) -> core::ops::Range<usize> {
     match index {
-        0 => 0..instance.buffer().nr_cpus(),
+        0 => 0..buffer.nr_cpus(),
         n => n - 1..n,
     }
+}
+
+/// Whether file `index` would find unread events in the live buffer.
+fn has_unread(instance: &Instance, index: usize) -> bool {
+    instance.with_live_buffer(|buffer, _| {
+        cpus_of(buffer, index).any(|cpu| buffer.cpu(cpu).is_some_and(|r| r.has_unread()))
+    })
 }
 
 /// Picks the CPU whose peeked event is oldest.
@@ -105,6 +113,7 @@ fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> R
 /// `trace`: a non-consuming, merged walk.
 pub(crate) struct TraceFile {
     instance: Arc<Instance>,
+    buffer: Arc<TraceBuffer>,
     index: usize,
     header_done: bool,
     sources: KVec<(usize, Peeked)>,
@@ -114,7 +123,7 @@ pub(crate) struct TraceFile {
 
 impl TraceFile {
     fn stats(&self) -> Stats {
-        let buffer = self.instance.buffer();
+        let buffer = &self.buffer;
         match self.index {
             0 => buffer.total_stats(),
             n => buffer.cpu(n - 1).map(|r| r.stats()).unwrap_or_default(),
@@ -150,8 +159,10 @@ impl Stream for TraceFile {
                 n => instance.buffer().reset_cpu(n - 1),
             }
         }
+        let buffer = instance.buffer();
         let mut this = TraceFile {
             instance: instance.clone(),
+            buffer: buffer.clone(),
             index,
             header_done: false,
             sources: KVec::new(),
@@ -159,7 +170,7 @@ impl Stream for TraceFile {
             scratch: KVec::new(),
         };
         if !write_only {
-            for cpu in cpus_of(instance, index) {
+            for cpu in cpus_of(&buffer, index) {
                 this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
                 this.walks.push(RingIter::new(), GFP_KERNEL)?;
                 this.scratch.push(page_buffer()?, GFP_KERNEL)?;
@@ -178,7 +189,7 @@ impl Stream for TraceFile {
                 if peeked.full {
                     continue;
                 }
-                let Some(ring) = self.instance.buffer().cpu(*cpu) else {
+                let Some(ring) = self.buffer.cpu(*cpu) else {
                     continue;
                 };
                 if let Some(ev) =
@@ -207,6 +218,7 @@ impl Stream for TraceFile {
 /// `trace_pipe`: a consuming, merged, blocking read.
 pub(crate) struct TracePipe {
     instance: Arc<Instance>,
+    buffer: Arc<TraceBuffer>,
     index: usize,
     sources: KVec<(usize, Peeked)>,
     cursors: KVec<Cursor>,
@@ -220,7 +232,7 @@ impl TracePipe {
             if peeked.full {
                 continue;
             }
-            let Some(ring) = self.instance.buffer().cpu(*cpu) else {
+            let Some(ring) = self.buffer.cpu(*cpu) else {
                 continue;
             };
             if let Some(ev) = ring.consume(
@@ -241,14 +253,16 @@ impl Stream for TracePipe {
         _write_only: bool,
         _truncate: bool,
     ) -> Result<Self> {
+        let buffer = instance.buffer();
         let mut this = TracePipe {
             instance: instance.clone(),
+            buffer: buffer.clone(),
             index,
             sources: KVec::new(),
             cursors: KVec::new(),
             scratch: page_buffer()?,
         };
-        for cpu in cpus_of(instance, index) {
+        for cpu in cpus_of(&buffer, index) {
             this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
             this.cursors.push(Cursor::new(), GFP_KERNEL)?;
         }
@@ -280,8 +294,7 @@ impl Stream for TracePipe {
     }
 
     fn readable(instance: &Instance, index: usize) -> bool {
-        cpus_of(instance, index)
-            .any(|cpu| instance.buffer().cpu(cpu).is_some_and(|r| r.has_unread()))
+        has_unread(instance, index)
     }
 }
 
@@ -289,6 +302,7 @@ impl Stream for TracePipe {
 /// format, as trace-cmd reads them; waits for data like `trace_pipe`.
 pub(crate) struct TracePipeRaw {
     instance: Arc<Instance>,
+    buffer: Arc<TraceBuffer>,
     cpu: usize,
     cursor: Cursor,
     page: KBox<[u8; PAGE_SIZE]>,
@@ -304,6 +318,7 @@ impl Stream for TracePipeRaw {
         let cpu = index.checked_sub(1).ok_or(EINVAL)?;
         Ok(TracePipeRaw {
             instance: instance.clone(),
+            buffer: instance.buffer(),
             cpu,
             cursor: Cursor::new(),
             page: page_buffer()?,
@@ -312,7 +327,7 @@ impl Stream for TracePipeRaw {
 
     fn fill(&mut self, text: &mut KVec<u8>, _want: usize, nonblock: bool) -> Result {
         loop {
-            let ring = self.instance.buffer().cpu(self.cpu).ok_or(EINVAL)?;
+            let ring = self.buffer.cpu(self.cpu).ok_or(EINVAL)?;
             if ring
                 .consume_page(&mut self.cursor, &mut self.page)
                 .is_some()
@@ -325,12 +340,12 @@ impl Stream for TracePipeRaw {
             let (instance, index) = (&self.instance, self.cpu + 1);
             instance
                 .readers()
-                .wait_until(&|| TracePipe::readable(instance, index))?;
+                .wait_until(&|| has_unread(instance, index))?;
         }
     }
 
     fn readable(instance: &Instance, index: usize) -> bool {
-        TracePipe::readable(instance, index)
+        has_unread(instance, index)
     }
 }
 

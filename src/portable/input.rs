@@ -25,6 +25,8 @@ pub(crate) enum InputError {
     NoSuchCpu,
     /// A CPU mask that is not hex digits in comma-separated 32-bit groups.
     BadMask,
+    /// The memory a setting needs is not available.
+    NoMemory,
 }
 
 impl InputError {
@@ -37,13 +39,18 @@ impl InputError {
             InputError::UnknownValue => "Unknown value",
             InputError::NoSuchCpu => "CPU mask names a CPU that does not exist",
             InputError::BadMask => "Invalid CPU mask",
+            InputError::NoMemory => "Not enough memory",
         }
     }
 
     /// The errno (positive) a write fails with.
     pub(crate) fn errno(self) -> i32 {
+        const ENOMEM: i32 = 12;
         const EINVAL: i32 = 22;
-        EINVAL
+        match self {
+            InputError::NoMemory => ENOMEM,
+            _ => EINVAL,
+        }
     }
 }
 

@@ -30,7 +30,11 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   trace_marker\t\t- each write is recorded as a print event
   per_cpu/\t\t- cpuN/trace, cpuN/trace_pipe: the same for one CPU;
 \t\t\t  cpuN/trace_pipe_raw: its pages in the binary format, consumed;
-\t\t\t  cpuN/stats: that CPU's buffer counters
+\t\t\t  cpuN/stats: that CPU's buffer counters;
+\t\t\t  cpuN/buffer_size_kb: that CPU's buffer size, writable
   saved_cmdlines\t- the task names kept for pids seen in events
+  buffer_size_kb\t- size of each CPU's buffer in KiB (X if they differ);
+\t\t\t  writing resizes every CPU's buffer and empties it
+  buffer_total_size_kb\t- the sizes of all CPUs' buffers added up
   events/\t\t- header_page, header_event: the binary page and event format
 ";

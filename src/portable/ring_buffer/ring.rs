@@ -123,8 +123,9 @@ pub(crate) struct Cursor {
 impl Cursor {
     /// A cursor at the start of the ring.
     pub(crate) const fn new() -> Self {
+        // No page yet: the first read loads its page's time stamp.
         Cursor {
-            page: 0,
+            page: u64::MAX,
             consumed: 0,
             offset: 0,
             ts: 0,
@@ -316,7 +317,10 @@ impl<S: PageStore> CpuRing<S> {
             let now = clock();
             let long_gap = now.wrapping_sub(self.last_ts.load(Relaxed)) >= LONG_GAP;
             let delta = u64::from((now as u32).wrapping_sub(last_low));
-            let time_words = if long_gap {
+            // The first event of a page is timed by the page's time stamp.
+            let time_words = if offset == 0 {
+                None
+            } else if long_gap {
                 Some(format::time_stamp(now))
             } else if delta > format::DELTA_MAX {
                 Some(format::time_extend(delta))
@@ -339,12 +343,23 @@ impl<S: PageStore> CpuRing<S> {
                     continue;
                 }
                 let page = self.full_page(low);
+                if offset == 0 {
+                    // This writer owns the start of the page.
+                    self.pages
+                        .page(self.slot(page))
+                        .time_stamp
+                        .store(now, Relaxed);
+                }
                 let mut word = offset / 4;
                 if let Some(words) = time_words {
                     self.store_words(page, word, &words);
                     word += 2;
                 }
-                let delta = if time_words.is_some() { 0 } else { delta };
+                let delta = if time_words.is_some() || offset == 0 {
+                    0
+                } else {
+                    delta
+                };
                 break Some((page, word, delta, now));
             }
             match self.move_to_next_page(w, low, offset, size, now) {
