@@ -170,9 +170,18 @@ impl Instance {
         &self.readers
     }
 
-    /// Calls `f` with the task name saved for `pid`.
-    pub(crate) fn with_comm<R>(&self, pid: i32, f: impl FnOnce(&str) -> R) -> R {
-        f(self.cmdlines.lock().find(pid))
+    /// The task name saved for `pid`, copied out of the (spin) lock so the
+    /// caller may sleep while using it.
+    pub(crate) fn comm(&self, pid: i32) -> Comm {
+        let mut comm = Comm {
+            bytes: [0; COMM_LEN],
+            len: 0,
+        };
+        let cmdlines = self.cmdlines.lock();
+        let name = cmdlines.find(pid).as_bytes();
+        comm.len = name.len().min(COMM_LEN);
+        comm.bytes[..comm.len].copy_from_slice(&name[..comm.len]);
+        comm
     }
 
     /// Writes `saved_cmdlines`: `pid comm` per line.
@@ -257,6 +266,19 @@ impl Instance {
     pub(crate) fn write_errors(&self, out: &mut dyn fmt::Write) -> fmt::Result {
         let control = self.control.lock();
         (0..control.errors.len()).try_for_each(|i| control.errors.write_entry(i, out))
+    }
+}
+
+/// A task name, as saved in `saved_cmdlines`.
+pub(crate) struct Comm {
+    bytes: [u8; COMM_LEN],
+    len: usize,
+}
+
+impl Comm {
+    /// The name as text.
+    pub(crate) fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.bytes[..self.len]).unwrap_or("<...>")
     }
 }
 

@@ -104,9 +104,15 @@ fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> R
         return Ok(());
     };
     let irq_info = instance.options().has(trace_options::IRQ_INFO);
-    fmt_result(instance.with_comm(header.pid, |comm| {
-        output::write_context(&mut out, comm, &header, cpu as u32, p.ts, irq_info)
-    }))?;
+    let comm = instance.comm(header.pid);
+    fmt_result(output::write_context(
+        &mut out,
+        comm.as_str(),
+        &header,
+        cpu as u32,
+        p.ts,
+        irq_info,
+    ))?;
     fmt_result(records::write_body(&mut out, &header, record))
 }
 
