@@ -17,6 +17,8 @@
 #include <linux/wait.h>
 #include <linux/seq_file.h>
 #include <linux/sysfs.h>
+#include <linux/timekeeping.h>
+#include <linux/trace_clock.h>
 #include <linux/uidgid.h>
 
 #include "helpers.h"

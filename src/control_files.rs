@@ -12,7 +12,9 @@ use crate::portable::ring_buffer::format;
 use crate::portable::{
     cpumask::CpuMask,
     input::{self, InputError},
-    readme, trace_options, tracer_name,
+    readme,
+    trace_clock::{self, TraceClock},
+    trace_options, tracer_name,
 };
 use crate::rftracefs::{stream_fops, Attribute, Dir, OpTable};
 use crate::ring_buffer;
@@ -43,7 +45,19 @@ const FILES: &[(&str, u16, &Attribute)] = &[
     ("saved_cmdlines", READ_ONLY, &SAVED_CMDLINES),
     ("buffer_size_kb", READ_WRITE, &BUFFER_SIZE_KB),
     ("buffer_total_size_kb", READ_ONLY, &BUFFER_TOTAL_SIZE_KB),
+    ("trace_clock", READ_WRITE, &TRACE_CLOCK),
 ];
+
+/// The clocks, the current one in brackets; writing a name switches.
+static TRACE_CLOCK: Attribute = Attribute {
+    show: |inst, _, out| trace_clock::write_list(out, inst.clock()),
+    store: Some(|inst, _, text| {
+        inst.set_clock(TraceClock::parse(text)?);
+        Ok(())
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
 
 /// Parses a size in KiB for a ring and returns the pages it needs.
 fn parse_size_kb(text: &[u8]) -> Result<usize, InputError> {
@@ -181,7 +195,7 @@ static CPU_STATS: Attribute = Attribute::read_only(|inst, cpu, out| {
     writeln!(out, "bytes: {bytes}")?;
     let (sec, usec) = secs(oldest);
     writeln!(out, "oldest event ts: {sec:5}.{usec:06}")?;
-    let (sec, usec) = secs(instance::local_clock_ns());
+    let (sec, usec) = secs(inst.now());
     writeln!(out, "now ts: {sec:5}.{usec:06}")?;
     writeln!(out, "dropped events: {}", s.dropped)?;
     writeln!(out, "read events: {}", s.read)

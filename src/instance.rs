@@ -14,6 +14,7 @@ use crate::portable::{
     input::InputError,
     output::{self, EntryHeader},
     records,
+    trace_clock::TraceClock,
     trace_options::{self, OptionSet, TraceOption},
 };
 use crate::ring_buffer::{self, NoPreempt, TraceBuffer};
@@ -59,6 +60,10 @@ struct Control {
 pub(crate) struct Instance {
     tracing_on: Atomic<bool>,
     options: Atomic<u32>,
+    /// Index of the trace clock in `trace_clock::ALL`.
+    clock: Atomic<u32>,
+    /// The `counter` clock's value.
+    counter: Atomic<u64>,
     live: Atomic<*mut TraceBuffer>,
     #[pin]
     buffer: Mutex<Arc<TraceBuffer>>,
@@ -89,6 +94,8 @@ impl Instance {
             pin_init!(Self {
                 tracing_on: Atomic::new(true),
                 options: Atomic::new(OptionSet::defaults().0),
+                clock: Atomic::new(u32::from(TraceClock::Local.index())),
+                counter: Atomic::new(0),
                 live: Atomic::new(live),
                 buffer <- new_mutex!(buffer),
                 cmdlines <- new_spinlock!(Cmdlines::new()),
@@ -126,6 +133,36 @@ impl Instance {
             .store(self.options().with(option, on).0, Relaxed);
         if option == trace_options::OVERWRITE {
             self.buffer.lock().set_overwrite(on);
+        }
+    }
+
+    /// The clock that times events.
+    pub(crate) fn clock(&self) -> TraceClock {
+        TraceClock::from_index(self.clock.load(Relaxed) as u8)
+    }
+
+    /// Switches the trace clock. As in ftrace, the buffer is emptied: times
+    /// of different clocks do not compare.
+    pub(crate) fn set_clock(&self, clock: TraceClock) {
+        let _control = self.control.lock();
+        self.clock.store(u32::from(clock.index()), Relaxed);
+        self.buffer.lock().reset();
+    }
+
+    /// The time now on the trace clock.
+    pub(crate) fn now(&self) -> u64 {
+        // SAFETY: the clock functions may be called from any context.
+        unsafe {
+            match self.clock() {
+                TraceClock::Local => bindings::rft_local_clock(),
+                TraceClock::Global => bindings::trace_clock_global(),
+                TraceClock::Counter => self.counter.fetch_add(1, Relaxed),
+                TraceClock::Uptime => bindings::trace_clock_jiffies(),
+                TraceClock::Perf => bindings::trace_clock(),
+                TraceClock::Mono => bindings::ktime_get_mono_fast_ns(),
+                TraceClock::MonoRaw => bindings::ktime_get_raw_fast_ns(),
+                TraceClock::Boot => bindings::ktime_get_boot_fast_ns(),
+            }
         }
     }
 
@@ -221,7 +258,7 @@ impl Instance {
             self.cmdlines.lock().save(pid, &comm);
         }
         if self.with_live_buffer(|buffer, preempt_off| {
-            buffer.write(preempt_off, &record, &local_clock_ns)
+            buffer.write(preempt_off, &record, &|| self.now())
         }) {
             self.readers.wake_all();
         }
@@ -335,7 +372,7 @@ pub(crate) fn online_cpus() -> u32 {
 }
 
 /// The local CPU clock in nanoseconds, as ftrace's `local` trace clock.
-pub(crate) fn local_clock_ns() -> u64 {
+fn local_clock_ns() -> u64 {
     // SAFETY: `local_clock` may be called from any context.
     unsafe { bindings::rft_local_clock() }
 }

@@ -105,6 +105,7 @@ fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> R
     };
     let irq_info = instance.options().has(trace_options::IRQ_INFO);
     let comm = instance.comm(header.pid);
+    let in_ns = instance.clock().in_ns();
     fmt_result(output::write_context(
         &mut out,
         comm.as_str(),
@@ -112,6 +113,7 @@ fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> R
         cpu as u32,
         p.ts,
         irq_info,
+        in_ns,
     ))?;
     fmt_result(records::write_body(&mut out, &header, record))
 }

@@ -16,5 +16,6 @@ pub(crate) mod output;
 pub(crate) mod readme;
 pub(crate) mod records;
 pub(crate) mod ring_buffer;
+pub(crate) mod trace_clock;
 pub(crate) mod trace_options;
 pub(crate) mod tracer_name;

@@ -111,14 +111,16 @@ pub(crate) fn latency_flags(flags: u8, preempt_count: u8) -> [u8; 5] {
 }
 
 /// Writes the context columns that start a line of `trace`:
-/// `comm-pid [cpu] flags seconds.micros: `.
+/// `comm-pid [cpu] flags seconds.micros: ` (or the raw time stamp when the
+/// clock does not count nanoseconds).
 pub(crate) fn write_context(
     out: &mut dyn fmt::Write,
     comm: &str,
     entry: &EntryHeader,
     cpu: u32,
-    ts_ns: u64,
+    ts: u64,
     irq_info: bool,
+    ts_in_ns: bool,
 ) -> fmt::Result {
     write!(out, "{comm:>16}-{:<7} [{cpu:03}] ", entry.pid)?;
     if irq_info {
@@ -126,8 +128,12 @@ pub(crate) fn write_context(
             out.write_char(char::from(c))?;
         }
     }
-    let micros = ts_ns / 1000;
-    write!(out, " {:5}.{:06}: ", micros / 1_000_000, micros % 1_000_000)
+    if ts_in_ns {
+        let micros = ts / 1000;
+        write!(out, " {:5}.{:06}: ", micros / 1_000_000, micros % 1_000_000)
+    } else {
+        write!(out, " {ts:12}: ")
+    }
 }
 
 /// Writes the header of the `trace` file.
@@ -181,10 +187,12 @@ mod tests {
             preempt_count: 0,
             pid: 1234,
         };
-        let line = text(|s| write_context(s, "bash", &e, 1, 12_345_678_901, true));
+        let line = text(|s| write_context(s, "bash", &e, 1, 12_345_678_901, true, true));
         assert_eq!(line, "            bash-1234    [001] .....    12.345678: ");
-        let line = text(|s| write_context(s, "bash", &e, 1, 12_345_678_901, false));
+        let line = text(|s| write_context(s, "bash", &e, 1, 12_345_678_901, false, true));
         assert_eq!(line, "            bash-1234    [001]     12.345678: ");
+        let line = text(|s| write_context(s, "bash", &e, 1, 42, true, false));
+        assert_eq!(line, "            bash-1234    [001] .....           42: ");
     }
 
     #[test]
