@@ -18,7 +18,7 @@ use crate::portable::{
 };
 use crate::rftracefs::{stream_fops, Attribute, Dir, OpTable};
 use crate::ring_buffer;
-use crate::trace_readers::{TraceFile, TraceMarker, TracePipe, TracePipeRaw};
+use crate::trace_readers::{TraceFile, TraceMarker, TracePipe, TracePipeRaw, SNAPSHOT};
 use crate::tracer;
 use kernel::{prelude::*, str::CString, sync::Arc};
 
@@ -141,6 +141,7 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     dir.stream_file("trace", READ_WRITE, &TRACE_FOPS, instance, 0)?;
     dir.stream_file("trace_pipe", READ_ONLY, &TRACE_PIPE_FOPS, instance, 0)?;
     dir.stream_file("trace_marker", WRITE_ONLY, &TRACE_MARKER_FOPS, instance, 0)?;
+    dir.stream_file("snapshot", READ_WRITE, &TRACE_FOPS, instance, SNAPSHOT)?;
     let options = dir.dir("options")?;
     for (index, option) in trace_options::ALL.iter().enumerate() {
         options.file(option.name, READ_WRITE, &OPTION_FILE, instance, index)?;
@@ -160,6 +161,13 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
             &TRACE_PIPE_RAW_FOPS,
             instance,
             cpu + 1,
+        )?;
+        cpu_dir.stream_file(
+            "snapshot",
+            READ_WRITE,
+            &TRACE_FOPS,
+            instance,
+            SNAPSHOT | (cpu + 1),
         )?;
         cpu_dir.file("stats", READ_ONLY, &CPU_STATS, instance, cpu)?;
         cpu_dir.file(

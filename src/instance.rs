@@ -48,7 +48,7 @@ struct Control {
 /// # Lock order
 ///
 /// `control` is taken only by writes to and reads of control files, then
-/// possibly `buffer`; `cmdlines` by writers of records and by readers
+/// possibly `spare`, then `buffer` (never both of these at once); `cmdlines` by writers of records and by readers
 /// formatting them and is a leaf.
 ///
 /// The buffer is swapped when resized: `buffer` owns the current one and
@@ -67,6 +67,9 @@ pub(crate) struct Instance {
     live: Atomic<*mut TraceBuffer>,
     #[pin]
     buffer: Mutex<Arc<TraceBuffer>>,
+    /// The snapshot buffer, when allocated.
+    #[pin]
+    spare: Mutex<Option<Arc<TraceBuffer>>>,
     #[pin]
     cmdlines: SpinLock<Cmdlines>,
     #[pin]
@@ -98,6 +101,7 @@ impl Instance {
                 counter: Atomic::new(0),
                 live: Atomic::new(live),
                 buffer <- new_mutex!(buffer),
+                spare <- new_mutex!(None),
                 cmdlines <- new_spinlock!(Cmdlines::new()),
                 readers <- WaitQueue::new(),
                 control <- new_mutex!(Control {
@@ -132,6 +136,9 @@ impl Instance {
         self.options
             .store(self.options().with(option, on).0, Relaxed);
         if option == trace_options::OVERWRITE {
+            if let Some(spare) = self.spare.lock().as_ref() {
+                spare.set_overwrite(on);
+            }
             self.buffer.lock().set_overwrite(on);
         }
     }
@@ -186,10 +193,21 @@ impl Instance {
     /// contents are dropped; on failure the old buffer stays as it was.
     pub(crate) fn resize(&self, pages: &[usize]) -> Result {
         let _control = self.control.lock();
-        let new = Arc::new(
-            TraceBuffer::new(pages, self.options().has(trace_options::OVERWRITE))?,
-            GFP_KERNEL,
-        )?;
+        let overwrite = self.options().has(trace_options::OVERWRITE);
+        let new = Arc::new(TraceBuffer::new(pages, overwrite)?, GFP_KERNEL)?;
+        // An allocated snapshot buffer follows the main buffer's sizes.
+        let mut spare = self.spare.lock();
+        if spare.is_some() {
+            *spare = Some(Arc::new(TraceBuffer::new(pages, overwrite)?, GFP_KERNEL)?);
+        }
+        drop(spare);
+        drop(self.replace_buffer(new));
+        Ok(())
+    }
+
+    /// Makes `new` the buffer writers and new readers use, and returns the
+    /// one it replaces once no writer can be using that one any more.
+    fn replace_buffer(&self, new: Arc<TraceBuffer>) -> Arc<TraceBuffer> {
         let new_live = Arc::into_raw(new.clone()).cast_mut();
         let old = core::mem::replace(&mut *self.buffer.lock(), new);
         let old_live = self.live.xchg(new_live, Full);
@@ -198,8 +216,48 @@ impl Instance {
         unsafe { bindings::synchronize_rcu() };
         // SAFETY: `old_live` came from `Arc::into_raw` and nobody uses it.
         drop(unsafe { Arc::from_raw(old_live) });
-        drop(old);
+        old
+    }
+
+    /// The snapshot buffer, if allocated.
+    pub(crate) fn snapshot(&self) -> Option<Arc<TraceBuffer>> {
+        self.spare.lock().clone()
+    }
+
+    /// `echo 1 > snapshot`: allocates the snapshot buffer if needed and
+    /// swaps it with the main buffer, which goes on empty.
+    pub(crate) fn take_snapshot(&self) -> Result {
+        let _control = self.control.lock();
+        let spare = match self.spare.lock().take() {
+            Some(spare) => spare,
+            None => {
+                let pages = self.buffer.lock().pages_vec()?;
+                let overwrite = self.options().has(trace_options::OVERWRITE);
+                Arc::new(TraceBuffer::new(&pages, overwrite)?, GFP_KERNEL)?
+            }
+        };
+        spare.reset();
+        spare.set_overwrite(self.options().has(trace_options::OVERWRITE));
+        let old = self.replace_buffer(spare);
+        *self.spare.lock() = Some(old);
         Ok(())
+    }
+
+    /// `echo 0 > snapshot`: frees the snapshot buffer.
+    pub(crate) fn free_snapshot(&self) {
+        let _control = self.control.lock();
+        drop(self.spare.lock().take());
+    }
+
+    /// `echo 2 > snapshot`: empties the snapshot buffer (of one CPU, or of
+    /// all), if allocated.
+    pub(crate) fn clear_snapshot(&self, cpu: Option<usize>) {
+        if let Some(spare) = self.snapshot() {
+            match cpu {
+                Some(cpu) => spare.reset_cpu(cpu),
+                None => spare.reset(),
+            }
+        }
     }
 
     /// Readers waiting for data.

@@ -66,6 +66,18 @@ impl TraceBuffer {
         &self.pages
     }
 
+    /// A copy of [`Self::pages`].
+    pub(crate) fn pages_vec(&self) -> Result<KVec<usize>> {
+        let mut pages = KVec::new();
+        pages.extend_from_slice(&self.pages, GFP_KERNEL)?;
+        Ok(pages)
+    }
+
+    /// Whether no ring holds an unread event.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.cpus.iter().all(|r| !r.has_unread())
+    }
+
     /// Bytes of event data the ring of `cpu` holds.
     pub(crate) fn data_size(&self, cpu: usize) -> usize {
         self.pages.get(cpu).map_or(0, |p| p * PAGE_DATA_SIZE)

@@ -9,10 +9,21 @@
 //!   prints them, and waits for more when the buffer is empty.
 //! - `trace_marker`: each write becomes a `print` event.
 //!
-//! File index 0 means every CPU, index `n` means CPU `n - 1`.
+//! - `snapshot` (and `per_cpu/cpuN/snapshot`): `trace` over the snapshot
+//!   buffer; writing 0, 1 or another number frees, takes or clears it.
+//!
+//! File index 0 means every CPU, index `n` means CPU `n - 1`; snapshot
+//! files add [`SNAPSHOT`].
+
+/// Index flag of snapshot files.
+pub(crate) const SNAPSHOT: usize = 1 << 16;
+
+/// The longest command `snapshot` accepts.
+const MAX_COMMAND: usize = 128;
 
 use crate::instance::Instance;
 use crate::portable::{
+    input,
     output::{self, EntryHeader},
     records,
     ring_buffer::{
@@ -70,11 +81,26 @@ impl Peeked {
 
 /// The CPUs a file reads: all, or the one its index names.
 fn cpus_of(buffer: &TraceBuffer, index: usize) -> core::ops::Range<usize> {
-    match index {
+    match index & !SNAPSHOT {
         0 => 0..buffer.nr_cpus(),
         n => n - 1..n,
     }
 }
+
+/// The CPU a per-CPU file's index names.
+fn cpu_of(index: usize) -> Option<usize> {
+    (index & !SNAPSHOT).checked_sub(1)
+}
+
+const SNAPSHOT_HELP: &str = "\
+# Snapshot commands:
+# echo 0 > snapshot : Clears and frees snapshot buffer
+# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.
+#                      Takes a snapshot of the main buffer.
+# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)
+#                      (Doesn't have to be '2' works with any number that
+#                       is not a '0' or '1')
+";
 
 /// Whether file `index` would find unread events in the live buffer.
 fn has_unread(instance: &Instance, index: usize) -> bool {
@@ -121,7 +147,8 @@ fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> R
 /// `trace`: a non-consuming, merged walk.
 pub(crate) struct TraceFile {
     instance: Arc<Instance>,
-    buffer: Arc<TraceBuffer>,
+    /// The buffer shown; `None` for a snapshot file while none is allocated.
+    buffer: Option<Arc<TraceBuffer>>,
     index: usize,
     header_done: bool,
     sources: KVec<(usize, Peeked)>,
@@ -131,10 +158,12 @@ pub(crate) struct TraceFile {
 
 impl TraceFile {
     fn stats(&self) -> Stats {
-        let buffer = &self.buffer;
-        match self.index {
-            0 => buffer.total_stats(),
-            n => buffer.cpu(n - 1).map(|r| r.stats()).unwrap_or_default(),
+        let Some(buffer) = &self.buffer else {
+            return Stats::default();
+        };
+        match cpu_of(self.index) {
+            None => buffer.total_stats(),
+            Some(cpu) => buffer.cpu(cpu).map(|r| r.stats()).unwrap_or_default(),
         }
     }
 
@@ -143,6 +172,18 @@ impl TraceFile {
         let entries = s.written.saturating_sub(s.overrun + s.read);
         let irq_info = self.instance.options().has(trace_options::IRQ_INFO);
         let tracer = self.instance.tracer_name();
+        // An empty snapshot shows how to use it instead of the columns.
+        if self.index & SNAPSHOT != 0 && self.buffer.as_ref().is_none_or(|b| b.is_empty()) {
+            let state = if self.buffer.is_some() {
+                "allocated"
+            } else {
+                "freed"
+            };
+            return fmt_result(write!(
+                Text(text),
+                "# tracer: {tracer}\n#\n#\n# * Snapshot is {state} *\n#\n{SNAPSHOT_HELP}"
+            ));
+        }
         fmt_result(output::write_trace_header(
             &mut Text(text),
             tracer,
@@ -161,13 +202,18 @@ impl Stream for TraceFile {
         write_only: bool,
         truncate: bool,
     ) -> Result<Self> {
-        if truncate {
-            match index {
-                0 => instance.buffer().reset(),
-                n => instance.buffer().reset_cpu(n - 1),
+        let snapshot = index & SNAPSHOT != 0;
+        if truncate && !snapshot {
+            match cpu_of(index) {
+                None => instance.buffer().reset(),
+                Some(cpu) => instance.buffer().reset_cpu(cpu),
             }
         }
-        let buffer = instance.buffer();
+        let buffer = if snapshot {
+            instance.snapshot()
+        } else {
+            Some(instance.buffer())
+        };
         let mut this = TraceFile {
             instance: instance.clone(),
             buffer: buffer.clone(),
@@ -177,8 +223,8 @@ impl Stream for TraceFile {
             walks: KVec::new(),
             scratch: KVec::new(),
         };
-        if !write_only {
-            for cpu in cpus_of(&buffer, index) {
+        if let (false, Some(buffer)) = (write_only, &buffer) {
+            for cpu in cpus_of(buffer, index) {
                 this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
                 this.walks.push(RingIter::new(), GFP_KERNEL)?;
                 this.scratch.push(page_buffer()?, GFP_KERNEL)?;
@@ -192,12 +238,15 @@ impl Stream for TraceFile {
             self.header_done = true;
             self.write_header(text)?;
         }
+        let Some(buffer) = &self.buffer else {
+            return Ok(());
+        };
         while text.len() < want {
             for (i, (cpu, peeked)) in self.sources.iter_mut().enumerate() {
                 if peeked.full {
                     continue;
                 }
-                let Some(ring) = self.buffer.cpu(*cpu) else {
+                let Some(ring) = buffer.cpu(*cpu) else {
                     continue;
                 };
                 if let Some(ev) =
@@ -216,10 +265,30 @@ impl Stream for TraceFile {
         Ok(())
     }
 
-    // A write to `trace` (after the O_TRUNC of `echo > trace`) is accepted
-    // and ignored, as in ftrace.
-    fn write(&mut self, _data: &[u8]) -> Result {
-        Ok(())
+    /// A write to `trace` (after the `O_TRUNC` of `echo > trace`) is
+    /// accepted and ignored, as in ftrace. A write to `snapshot` is a
+    /// command: 0 frees the snapshot, 1 takes one, any other number clears
+    /// it; per CPU, 0 and 1 are refused.
+    fn write(&mut self, data: &[u8], len: usize) -> Result {
+        if self.index & SNAPSHOT == 0 {
+            return Ok(());
+        }
+        if len > MAX_COMMAND {
+            return Err(EINVAL);
+        }
+        let cpu = cpu_of(self.index);
+        match (input::parse_u64(data).map_err(|_| EINVAL)?, cpu) {
+            (0 | 1, Some(_)) => Err(EINVAL),
+            (0, None) => {
+                self.instance.free_snapshot();
+                Ok(())
+            }
+            (1, None) => self.instance.take_snapshot(),
+            (_, cpu) => {
+                self.instance.clear_snapshot(cpu);
+                Ok(())
+            }
+        }
     }
 }
 
@@ -378,7 +447,7 @@ impl Stream for TraceMarker {
         Err(EINVAL)
     }
 
-    fn write(&mut self, data: &[u8]) -> Result {
+    fn write(&mut self, data: &[u8], _len: usize) -> Result {
         self.instance.record_print(data)
     }
 }

@@ -28,10 +28,14 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 \t\t\t  consumes nothing; open it with O_TRUNC (echo > trace) to clear it
   trace_pipe\t\t- like trace, but consumes what it prints and waits for more
   trace_marker\t\t- each write is recorded as a print event
+  snapshot\t\t- the snapshot buffer, shown like trace; write
+\t\t\t  1 to allocate it if needed and swap it with the main buffer,
+\t\t\t  0 to free it, any other number to clear it
   per_cpu/\t\t- cpuN/trace, cpuN/trace_pipe: the same for one CPU;
 \t\t\t  cpuN/trace_pipe_raw: its pages in the binary format, consumed;
 \t\t\t  cpuN/stats: that CPU's buffer counters;
-\t\t\t  cpuN/buffer_size_kb: that CPU's buffer size, writable
+\t\t\t  cpuN/buffer_size_kb: that CPU's buffer size, writable;
+\t\t\t  cpuN/snapshot: that CPU's part of the snapshot (write 2 clears it)
   saved_cmdlines\t- the task names kept for pids seen in events
   buffer_size_kb\t- size of each CPU's buffer in KiB (X if they differ);
 \t\t\t  writing resizes every CPU's buffer and empties it

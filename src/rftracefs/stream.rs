@@ -42,8 +42,9 @@ pub(crate) trait Stream: Sized + Send + Unpin {
     /// nothing at the end. May block unless `nonblock`.
     fn fill(&mut self, text: &mut KVec<u8>, want: usize, nonblock: bool) -> Result;
 
-    /// Handles a write of `data`.
-    fn write(&mut self, _data: &[u8]) -> Result {
+    /// Handles a write of `data`: the first bytes (at most 4096) of a write
+    /// of `len` bytes.
+    fn write(&mut self, _data: &[u8], _len: usize) -> Result {
         Err(EINVAL)
     }
 
@@ -210,7 +211,7 @@ unsafe extern "C" fn stream_write<T: Stream>(
     let mut data = KVec::new();
     let written = UserSlice::new(UserPtr::from_addr(buf as usize), n)
         .read_all(&mut data, GFP_KERNEL)
-        .and_then(|()| state.inner.lock().stream.write(&data));
+        .and_then(|()| state.inner.lock().stream.write(&data, count));
     match written {
         Ok(()) => n as isize,
         Err(e) => e.to_errno() as isize,
