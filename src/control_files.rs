@@ -141,6 +141,13 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     dir.stream_file("trace", READ_WRITE, &TRACE_FOPS, instance, 0)?;
     dir.stream_file("trace_pipe", READ_ONLY, &TRACE_PIPE_FOPS, instance, 0)?;
     dir.stream_file("trace_marker", WRITE_ONLY, &TRACE_MARKER_FOPS, instance, 0)?;
+    dir.stream_file(
+        "trace_marker_raw",
+        WRITE_ONLY,
+        &TRACE_MARKER_FOPS,
+        instance,
+        1,
+    )?;
     dir.stream_file("snapshot", READ_WRITE, &TRACE_FOPS, instance, SNAPSHOT)?;
     let options = dir.dir("options")?;
     for (index, option) in trace_options::ALL.iter().enumerate() {

@@ -291,6 +291,44 @@ impl Instance {
     /// Records a `print` event with `text`, as a write to `trace_marker`
     /// does. Process context only (it allocates).
     pub(crate) fn record_print(&self, text: &[u8]) -> Result {
+        self.record_user_event(records::print_record_size(text), |record, header| {
+            records::encode_print(
+                record,
+                EntryHeader {
+                    kind: records::TYPE_PRINT,
+                    ..header
+                },
+                0,
+                text,
+            )
+        })
+    }
+
+    /// Records a `raw_data` event, as a write to `trace_marker_raw` does:
+    /// a 4-byte id, then the data.
+    pub(crate) fn record_raw_data(&self, data: &[u8]) -> Result {
+        if data.len() < 4 {
+            return Err(EINVAL);
+        }
+        self.record_user_event(records::raw_data_record_size(data), |record, header| {
+            records::encode_raw_data(
+                record,
+                EntryHeader {
+                    kind: records::TYPE_RAW_DATA,
+                    ..header
+                },
+                data,
+            )
+        })
+    }
+
+    /// Records an event that user space wrote: `encode` fills a record of
+    /// `size` bytes given the common header.
+    fn record_user_event(
+        &self,
+        size: usize,
+        encode: impl FnOnce(&mut [u8], EntryHeader),
+    ) -> Result {
         // As ftrace: markers off is EINVAL, recording off is EBADF.
         if !self.options().has(trace_options::MARKERS) {
             return Err(EINVAL);
@@ -298,17 +336,19 @@ impl Instance {
         if !self.tracing_on() {
             return Err(EBADF);
         }
-        let mut record = KVec::from_elem(0u8, records::print_record_size(text), GFP_KERNEL)?;
-        // SAFETY: plain reads of the current context.
+        let mut record = KVec::from_elem(0u8, size, GFP_KERNEL)?;
+        // SAFETY: plain reads of the current task.
         let pid = unsafe { bindings::rft_current_pid() };
         let (flags, preempt_count) = current_context();
-        let header = EntryHeader {
-            kind: records::TYPE_PRINT,
-            flags,
-            preempt_count,
-            pid,
-        };
-        records::encode_print(&mut record, header, 0, text);
+        encode(
+            &mut record,
+            EntryHeader {
+                kind: 0,
+                flags,
+                preempt_count,
+                pid,
+            },
+        );
         if self.options().has(trace_options::RECORD_CMD) {
             let mut comm = [0u8; COMM_LEN];
             // SAFETY: `comm` has room for a task name and its NUL.

@@ -129,7 +129,17 @@ fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> R
     let Some(header) = EntryHeader::from_bytes(record) else {
         return Ok(());
     };
-    let irq_info = instance.options().has(trace_options::IRQ_INFO);
+    let options = instance.options();
+    if options.has(trace_options::RAW) {
+        if options.has(trace_options::CONTEXT_INFO) {
+            fmt_result(write!(out, "{} {cpu} {} ", header.pid, p.ts))?;
+        }
+        return fmt_result(records::write_raw_body(&mut out, &header, record));
+    }
+    if !options.has(trace_options::CONTEXT_INFO) {
+        return fmt_result(records::write_body(&mut out, &header, record));
+    }
+    let irq_info = options.has(trace_options::IRQ_INFO);
     let comm = instance.comm(header.pid);
     let in_ns = instance.clock().in_ns();
     fmt_result(output::write_context(
@@ -426,20 +436,23 @@ impl Stream for TracePipeRaw {
     }
 }
 
-/// `trace_marker`: writes become `print` events.
+/// `trace_marker` (index 0): writes become `print` events;
+/// `trace_marker_raw` (index 1): writes become `raw_data` events.
 pub(crate) struct TraceMarker {
     instance: Arc<Instance>,
+    raw: bool,
 }
 
 impl Stream for TraceMarker {
     fn open(
         instance: &Arc<Instance>,
-        _index: usize,
+        index: usize,
         _write_only: bool,
         _truncate: bool,
     ) -> Result<Self> {
         Ok(TraceMarker {
             instance: instance.clone(),
+            raw: index == 1,
         })
     }
 
@@ -447,7 +460,15 @@ impl Stream for TraceMarker {
         Err(EINVAL)
     }
 
-    fn write(&mut self, data: &[u8], _len: usize) -> Result {
-        self.instance.record_print(data)
+    fn write(&mut self, data: &[u8], len: usize) -> Result {
+        if self.raw {
+            // A raw write is one binary record: never cut it.
+            if len > data.len() {
+                return Err(EINVAL);
+            }
+            self.instance.record_raw_data(data)
+        } else {
+            self.instance.record_print(data)
+        }
     }
 }

@@ -28,6 +28,7 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 \t\t\t  consumes nothing; open it with O_TRUNC (echo > trace) to clear it
   trace_pipe\t\t- like trace, but consumes what it prints and waits for more
   trace_marker\t\t- each write is recorded as a print event
+  trace_marker_raw\t- each write (a 4-byte id, then data) is recorded as raw_data
   snapshot\t\t- the snapshot buffer, shown like trace; write
 \t\t\t  1 to allocate it if needed and swap it with the main buffer,
 \t\t\t  0 to free it, any other number to clear it

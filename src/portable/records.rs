@@ -13,6 +13,22 @@ use core::fmt;
 /// `TRACE_PRINT`).
 pub(crate) const TYPE_PRINT: u16 = 5;
 
+/// Type id of `raw_data` records (`trace_marker_raw` writes; the kernel's
+/// `TRACE_RAW_DATA`).
+pub(crate) const TYPE_RAW_DATA: u16 = 19;
+
+/// Size of a raw-data record for a `trace_marker_raw` write of `data`
+/// (a 4-byte id, then the bytes).
+pub(crate) fn raw_data_record_size(data: &[u8]) -> usize {
+    ENTRY_HEADER_SIZE + data.len()
+}
+
+/// Encodes a raw-data record: the write's first four bytes are its id.
+pub(crate) fn encode_raw_data(out: &mut [u8], header: EntryHeader, data: &[u8]) {
+    out[..ENTRY_HEADER_SIZE].copy_from_slice(&header.to_bytes());
+    out[ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + data.len()].copy_from_slice(data);
+}
+
 /// Size of a print record for `text` (a newline is added when missing, and
 /// a NUL ends the string).
 pub(crate) fn print_record_size(text: &[u8]) -> usize {
@@ -52,8 +68,46 @@ pub(crate) fn write_body(
             }
             Ok(())
         }
+        TYPE_RAW_DATA => write_raw_data(out, record),
         kind => writeln!(out, "Unknown type {kind}"),
     }
+}
+
+/// Writes a record's body as the `raw` option shows it.
+pub(crate) fn write_raw_body(
+    out: &mut dyn fmt::Write,
+    header: &EntryHeader,
+    record: &[u8],
+) -> fmt::Result {
+    match header.kind {
+        TYPE_PRINT => {
+            let ip = record
+                .get(ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes);
+            let text = record.get(ENTRY_HEADER_SIZE + 8..).unwrap_or(&[]);
+            let text = &text[..text.iter().position(|&b| b == 0).unwrap_or(text.len())];
+            write!(out, "# {ip:x} ")?;
+            write_lossy(out, text)
+        }
+        _ => write_body(out, header, record),
+    }
+}
+
+/// `# <id> buf: <bytes in hex>`, as ftrace prints raw data. Records are
+/// padded to four bytes in the buffer, so trailing padding shows too, as in
+/// the kernel.
+fn write_raw_data(out: &mut dyn fmt::Write, record: &[u8]) -> fmt::Result {
+    let body = record.get(ENTRY_HEADER_SIZE..).unwrap_or(&[]);
+    let id = body
+        .get(..4)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_le_bytes);
+    write!(out, "# {id:x} buf:")?;
+    for byte in body.get(4..).unwrap_or(&[]) {
+        write!(out, " {byte:02x}")?;
+    }
+    writeln!(out)
 }
 
 /// Writes bytes as text, with anything that is not printable ASCII (or a
@@ -93,6 +147,31 @@ mod tests {
             );
             assert_eq!(s, expect);
         }
+    }
+
+    #[test]
+    fn raw_data_and_raw_print() {
+        let header = EntryHeader {
+            kind: TYPE_RAW_DATA,
+            flags: 0,
+            preempt_count: 0,
+            pid: 9,
+        };
+        let data = [0x2a, 0, 0, 0, 0xde, 0xad];
+        let mut rec = vec![0u8; raw_data_record_size(&data)];
+        encode_raw_data(&mut rec, header, &data);
+        let mut s = String::new();
+        assert!(write_body(&mut s, &header, &rec).is_ok());
+        assert_eq!(s, "# 2a buf: de ad\n");
+        let header = EntryHeader {
+            kind: TYPE_PRINT,
+            ..header
+        };
+        let mut rec = vec![0u8; print_record_size(b"hi")];
+        encode_print(&mut rec, header, 0xabc, b"hi");
+        s.clear();
+        assert!(write_raw_body(&mut s, &header, &rec).is_ok());
+        assert_eq!(s, "# abc hi\n");
     }
 
     #[test]
