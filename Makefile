@@ -8,6 +8,7 @@
 #   make test       host unit tests + in-VM selftests (DEBUG=1: debug kernel)
 #   make check      rustfmt, clippy and a warning-free build
 #   make vng-test   the selftests under virtme-ng instead of the own runner
+#   make bench      side-by-side benchmarks against the kernel's ftrace
 
 VM      := tools/testing/vm
 FLAVOUR := $(if $(filter 1 y yes,$(DEBUG)),debug,fast)
@@ -18,7 +19,7 @@ export LLVM
 # kernel built (once, then cached) by build-kernel.sh.
 kdir = $${KDIR:-$$($(VM)/build-kernel.sh $(FLAVOUR))}
 
-.PHONY: all setup kernel module run test hosttest vmtest runner-selftest check vng-test clean
+.PHONY: all setup kernel module run test hosttest vmtest runner-selftest check vng-test bench clean
 
 all: module
 
@@ -44,6 +45,10 @@ vmtest: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode test
 
 test: hosttest runner-selftest vmtest
+
+# Side-by-side benchmarks (rftrace vs the kernel's ftrace) in one VM run.
+bench: module
+	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode bench | grep '^rftrace-bench:' | sed 's/^rftrace-bench: //'
 
 vng-test: module
 	@k=$(kdir) && $(VM)/run-vng.sh --kdir "$$k"

@@ -336,12 +336,21 @@ impl Instance {
         if !self.tracing_on() {
             return Err(EBADF);
         }
-        let mut record = KVec::from_elem(0u8, size, GFP_KERNEL)?;
+        // Small records are built on the stack, larger ones allocated.
+        let mut small = [0u8; SMALL_RECORD];
+        let mut large = KVec::new();
+        let record = match small.get_mut(..size) {
+            Some(record) => record,
+            None => {
+                large.resize(size, 0, GFP_KERNEL)?;
+                &mut large[..]
+            }
+        };
         // SAFETY: plain reads of the current task.
         let pid = unsafe { bindings::rft_current_pid() };
         let (flags, preempt_count) = current_context();
         encode(
-            &mut record,
+            record,
             EntryHeader {
                 kind: 0,
                 flags,
@@ -356,7 +365,7 @@ impl Instance {
             self.cmdlines.lock().save(pid, &comm);
         }
         if self.with_live_buffer(|buffer, preempt_off| {
-            buffer.write(preempt_off, &record, &|| self.now())
+            buffer.write(preempt_off, record, &|| self.now())
         }) {
             self.readers.wake_all();
         }
@@ -425,6 +434,9 @@ impl PinnedDrop for Instance {
         drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });
     }
 }
+
+/// Records up to this size are built on the stack.
+const SMALL_RECORD: usize = 320;
 
 /// The number of possible CPU ids (`nr_cpu_ids`).
 pub(crate) fn nr_cpu_ids() -> usize {

@@ -7,6 +7,7 @@
 //! `/sys/kernel/rftrace`. See `Documentation/design.rst` for how the pieces
 //! fit together.
 
+mod bench;
 mod bindings;
 mod control_files;
 mod instance;
@@ -25,6 +26,12 @@ module! {
     authors: ["The rftrace developers"],
     description: "ftrace rebuilt as a loadable Rust module",
     license: "GPL",
+    params: {
+        bench_events: u64 {
+            default: 0,
+            description: "At load, write this many 10-byte events to the buffer and log the cost per event (a benchmark; 0: none)",
+        },
+    },
 }
 
 /// The loaded module: the registered file system and the top-level trace
@@ -37,8 +44,12 @@ struct Rftrace {
 
 impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        let top = instance::Instance::new_top();
+        if let Ok(top) = &top {
+            bench::run(top, *module_parameters::bench_events.value());
+        }
         try_pin_init!(Self {
-            fs <- rftracefs::Registration::new(module, instance::Instance::new_top()?),
+            fs <- rftracefs::Registration::new(module, top?),
         })
     }
 }

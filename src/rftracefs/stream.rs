@@ -27,6 +27,8 @@ use kernel::{
 /// The largest write a stream accepts at once; longer ones are cut (the
 /// caller's `write` sees a short count).
 const MAX_WRITE: usize = 4096;
+/// Writes up to this size are copied to the stack.
+const SMALL_WRITE: usize = 256;
 
 /// How a stream file behaves.
 pub(crate) trait Stream: Sized + Send + Unpin {
@@ -208,10 +210,18 @@ unsafe extern "C" fn stream_write<T: Stream>(
     // SAFETY: `file` is an open stream file of type `T`.
     let state = unsafe { state::<T>(file) };
     let n = count.min(MAX_WRITE);
-    let mut data = KVec::new();
-    let written = UserSlice::new(UserPtr::from_addr(buf as usize), n)
-        .read_all(&mut data, GFP_KERNEL)
-        .and_then(|()| state.inner.lock().stream.write(&data, count));
+    let user = UserSlice::new(UserPtr::from_addr(buf as usize), n);
+    // Small writes (most markers) are copied to the stack, not allocated.
+    let mut small = [0u8; SMALL_WRITE];
+    let written = if let Some(data) = small.get_mut(..n) {
+        user.reader()
+            .read_slice(data)
+            .and_then(|()| state.inner.lock().stream.write(data, count))
+    } else {
+        let mut data = KVec::new();
+        user.read_all(&mut data, GFP_KERNEL)
+            .and_then(|()| state.inner.lock().stream.write(&data, count))
+    };
     match written {
         Ok(()) => n as isize,
         Err(e) => e.to_errno() as isize,

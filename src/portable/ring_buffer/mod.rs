@@ -5,4 +5,5 @@
 
 pub(crate) mod format;
 pub(crate) mod iter;
+pub(crate) mod local;
 pub(crate) mod ring;

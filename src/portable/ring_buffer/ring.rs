@@ -19,8 +19,9 @@
 //!   whatever nests in between.
 //! - `commit` is the committed position (full page number, offset). Writers
 //!   count their nesting; when the outermost one commits, nothing on this
-//!   CPU is half written, and it publishes the reservation position with
-//!   `fetch_max` (so a stale, interrupted publisher cannot move it back).
+//!   CPU is half written, and it publishes the reservation position; if an
+//!   interrupt reserved meanwhile, it publishes again (so a stale,
+//!   interrupted publisher cannot leave it behind).
 //! - `head` is the oldest unread page and how many of its events were
 //!   consumed. Readers consume an event by a compare-and-swap of `head`; an
 //!   overwriting writer moves `head` past a page by a compare-and-swap too,
@@ -32,6 +33,7 @@
 //! like a sequence lock. Writers never wait for readers.
 
 use super::format::{self, PageDecoder, PAGE_DATA_SIZE};
+use super::local::Local;
 use core::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 
 const DATA_WORDS: usize = PAGE_DATA_SIZE / 4;
@@ -62,7 +64,7 @@ pub(crate) struct PageMeta {
     /// Logical number of the page the slot holds.
     number: AtomicU64,
     /// Events reserved in it.
-    entries: AtomicU32,
+    entries: Local,
 }
 
 impl PageMeta {
@@ -70,7 +72,7 @@ impl PageMeta {
     pub(crate) const fn new() -> Self {
         PageMeta {
             number: AtomicU64::new(u64::MAX),
-            entries: AtomicU32::new(0),
+            entries: Local::new(0),
         }
     }
 }
@@ -146,20 +148,23 @@ pub(crate) struct ReadEvent {
 }
 
 /// The ring of one CPU.
+///
+/// Words only the ring's own CPU writes are [`Local`]; `head` and `read`,
+/// which readers on other CPUs change too, are full atomics.
 pub(crate) struct CpuRing<S: PageStore> {
     pages: S,
-    write: AtomicU64,
-    commit: AtomicU64,
+    write: Local,
+    commit: Local,
     head: AtomicU64,
-    nesting: AtomicU32,
+    nesting: Local,
     /// Approximate time of the latest event, to spot long gaps.
-    last_ts: AtomicU64,
+    last_ts: Local,
     overwrite: AtomicBool,
-    written: AtomicU64,
-    overrun: AtomicU64,
-    dropped: AtomicU64,
+    written: Local,
+    overrun: Local,
+    dropped: Local,
     read: AtomicU64,
-    commit_overrun: AtomicU64,
+    commit_overrun: Local,
 }
 
 fn pack_write(page: u64, offset: usize, ts: u64) -> u64 {
@@ -195,17 +200,17 @@ impl<S: PageStore> CpuRing<S> {
     pub(crate) fn new(pages: S) -> Self {
         let ring = CpuRing {
             pages,
-            write: AtomicU64::new(0),
-            commit: AtomicU64::new(0),
+            write: Local::new(0),
+            commit: Local::new(0),
             head: AtomicU64::new(0),
-            nesting: AtomicU32::new(0),
-            last_ts: AtomicU64::new(0),
+            nesting: Local::new(0),
+            last_ts: Local::new(0),
             overwrite: AtomicBool::new(true),
-            written: AtomicU64::new(0),
-            overrun: AtomicU64::new(0),
-            dropped: AtomicU64::new(0),
+            written: Local::new(0),
+            overrun: Local::new(0),
+            dropped: Local::new(0),
             read: AtomicU64::new(0),
-            commit_overrun: AtomicU64::new(0),
+            commit_overrun: Local::new(0),
         };
         ring.reset();
         ring
@@ -231,11 +236,11 @@ impl<S: PageStore> CpuRing<S> {
             &self.written,
             &self.overrun,
             &self.dropped,
-            &self.read,
             &self.commit_overrun,
         ] {
             counter.store(0, Relaxed);
         }
+        self.read.store(0, Relaxed);
         fence(Release);
     }
 
@@ -306,10 +311,10 @@ impl<S: PageStore> CpuRing<S> {
     /// or, in no-overwrite mode, the ring is full.
     pub(crate) fn reserve(&self, len: usize, clock: &impl Fn() -> u64) -> Option<Reservation> {
         if len > format::MAX_PAYLOAD {
-            self.dropped.fetch_add(1, Relaxed);
+            self.dropped.add(1);
             return None;
         }
-        self.nesting.fetch_add(1, Relaxed);
+        self.nesting.add(1);
         let size = format::event_size(len);
         let reserved = loop {
             let w = self.write.load(Relaxed);
@@ -335,11 +340,7 @@ impl<S: PageStore> CpuRing<S> {
                 };
             if offset + need <= PAGE_DATA_SIZE {
                 let next = pack_write(low, offset + need, now);
-                if self
-                    .write
-                    .compare_exchange(w, next, Relaxed, Relaxed)
-                    .is_err()
-                {
+                if self.write.compare_exchange(w, next).is_err() {
                     continue;
                 }
                 let page = self.full_page(low);
@@ -369,17 +370,14 @@ impl<S: PageStore> CpuRing<S> {
             }
         };
         let Some((page, word, delta, now)) = reserved else {
-            self.dropped.fetch_add(1, Relaxed);
+            self.dropped.add(1);
             self.end_nesting();
             return None;
         };
         let (head, n) = format::data_header(len, delta);
         self.store_words(page, word, &head[..n]);
-        self.pages
-            .meta(self.slot(page))
-            .entries
-            .fetch_add(1, Relaxed);
-        self.written.fetch_add(1, Relaxed);
+        self.pages.meta(self.slot(page)).entries.add(1);
+        self.written.add(1);
         self.last_ts.store(now, Relaxed);
         Some(Reservation {
             page,
@@ -411,7 +409,7 @@ impl<S: PageStore> CpuRing<S> {
         }
         if self
             .write
-            .compare_exchange(w, pack_write(next, size, now), Relaxed, Relaxed)
+            .compare_exchange(w, pack_write(next, size, now))
             .is_err()
         {
             return None;
@@ -447,7 +445,7 @@ impl<S: PageStore> CpuRing<S> {
             }
             let meta = self.pages.meta(self.slot(page));
             let entries = if meta.number.load(Relaxed) == page {
-                u64::from(meta.entries.load(Relaxed))
+                meta.entries.load(Relaxed)
             } else {
                 0
             };
@@ -456,8 +454,7 @@ impl<S: PageStore> CpuRing<S> {
                 .compare_exchange(h, pack_head(page + 1, 0), AcqRel, Acquire)
             {
                 Ok(_) => {
-                    self.overrun
-                        .fetch_add(entries.saturating_sub(consumed), Relaxed);
+                    self.overrun.add(entries.saturating_sub(consumed));
                     h = pack_head(page + 1, 0);
                 }
                 Err(now) => h = now,
@@ -497,19 +494,28 @@ impl<S: PageStore> CpuRing<S> {
     pub(crate) fn commit(&self, r: Reservation) {
         if self.pages.meta(self.slot(r.page)).number.load(Relaxed) != r.page {
             // Nested writers wrapped the whole ring over this event.
-            self.commit_overrun.fetch_add(1, Relaxed);
+            self.commit_overrun.add(1);
         }
         self.end_nesting();
     }
 
     fn end_nesting(&self) {
-        if self.nesting.fetch_sub(1, Relaxed) != 1 {
+        if self.nesting.sub_return(1) != 0 {
             return;
         }
-        // Outermost: every reservation up to `write` is complete.
-        let (low, offset, _) = unpack_write(self.write.load(Relaxed));
-        let page = self.full_page(low);
-        self.commit.fetch_max(pack_pos(page, offset), Release);
+        // Outermost: every reservation up to `write` is complete. An
+        // interrupt may reserve and commit between reading `write` and
+        // publishing it; then `write` has moved, and the loop publishes the
+        // newer position over the stale one.
+        loop {
+            let w = self.write.load(Relaxed);
+            let (low, offset, _) = unpack_write(w);
+            let page = self.full_page(low);
+            self.commit.store(pack_pos(page, offset), Release);
+            if self.write.load(Relaxed) == w {
+                return;
+            }
+        }
     }
 
     /// Copies the committed data of `page` into `out` (a whole page:

@@ -23,6 +23,7 @@ find "$kdir" -name '*.ko' \( -name 'ring_buffer_benchmark.ko' -o -name 'ftrace-o
 mkdir -p "$root/selftests"
 cp -r "$top/tools/testing/selftests/rftrace" "$root/selftests/"
 cp -r "$top/samples" "$root/samples"
+cp -r "$top/tools/testing/bench" "$root/bench"
 # The kernel's own ftrace selftests, to run them against rftracefs.
 if [ -d "$kdir/source/tools/testing/selftests/ftrace" ]; then
 	cp -r "$kdir/source/tools/testing/selftests/ftrace" "$root/selftests/"
