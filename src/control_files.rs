@@ -18,7 +18,7 @@ use crate::portable::{
 };
 use crate::rftracefs::{stream_fops, Attribute, Dir, OpTable};
 use crate::ring_buffer;
-use crate::trace_readers::{TraceFile, TraceMarker, TracePipe, TracePipeRaw, SNAPSHOT};
+use crate::trace_readers::{FreeBuffer, TraceFile, TraceMarker, TracePipe, TracePipeRaw, SNAPSHOT};
 use crate::tracer;
 use kernel::{prelude::*, str::CString, sync::Arc};
 
@@ -130,6 +130,7 @@ static TRACE_PIPE_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<TracePipe>());
 static TRACE_PIPE_RAW_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<TracePipeRaw>());
+static FREE_BUFFER_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<FreeBuffer>());
 static TRACE_MARKER_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<TraceMarker>());
 
@@ -149,6 +150,7 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
         1,
     )?;
     dir.stream_file("snapshot", READ_WRITE, &TRACE_FOPS, instance, SNAPSHOT)?;
+    dir.stream_file("free_buffer", 0o200, &FREE_BUFFER_FOPS, instance, 0)?;
     let options = dir.dir("options")?;
     for (index, option) in trace_options::ALL.iter().enumerate() {
         options.file(option.name, READ_WRITE, &OPTION_FILE, instance, index)?;

@@ -472,3 +472,35 @@ impl Stream for TraceMarker {
         }
     }
 }
+
+/// `free_buffer`: when it is closed, the buffer shrinks to its minimum
+/// (two pages per CPU), as ftrace frees it; what is written is ignored.
+pub(crate) struct FreeBuffer {
+    instance: Arc<Instance>,
+}
+
+impl Stream for FreeBuffer {
+    fn open(instance: &Arc<Instance>, _index: usize, _write_only: bool, _truncate: bool) -> Result<Self> {
+        Ok(FreeBuffer { instance: instance.clone() })
+    }
+
+    fn fill(&mut self, _text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {
+        Err(EINVAL)
+    }
+
+    fn write(&mut self, _data: &[u8], _len: usize) -> Result {
+        Ok(())
+    }
+}
+
+impl Drop for FreeBuffer {
+    fn drop(&mut self) {
+        let nr_cpus = self.instance.buffer().nr_cpus();
+        let mut pages = KVec::new();
+        if pages.resize(nr_cpus, 2, GFP_KERNEL).is_ok() {
+            // Shrinking cannot need more memory than the buffer had; if
+            // even that fails, the buffer simply stays as it was.
+            let _ = self.instance.resize(&pages);
+        }
+    }
+}

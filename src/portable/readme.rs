@@ -41,6 +41,7 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   buffer_size_kb\t- size of each CPU's buffer in KiB (X if they differ);
 \t\t\t  writing resizes every CPU's buffer and empties it
   buffer_total_size_kb\t- the sizes of all CPUs' buffers added up
+  free_buffer\t\t- closing it shrinks the buffer to its minimum
   trace_clock\t\t- the clock that times events, [current] in brackets;
 \t\t\t  write a name to switch (this empties the buffer)
   events/\t\t- header_page, header_event: the binary page and event format
