@@ -10,6 +10,7 @@
 use crate::instance::{self, Instance};
 use crate::portable::ring_buffer::format;
 use crate::portable::{
+    cmdlines,
     cpumask::CpuMask,
     input::{self, InputError},
     readme,
@@ -43,6 +44,7 @@ const FILES: &[(&str, u16, &Attribute)] = &[
     ("tracing_cpumask", READ_WRITE, &TRACING_CPUMASK),
     ("error_log", READ_WRITE, &ERROR_LOG),
     ("saved_cmdlines", READ_ONLY, &SAVED_CMDLINES),
+    ("saved_cmdlines_size", READ_WRITE, &SAVED_CMDLINES_SIZE),
     ("buffer_size_kb", READ_WRITE, &BUFFER_SIZE_KB),
     ("buffer_total_size_kb", READ_ONLY, &BUFFER_TOTAL_SIZE_KB),
     ("trace_clock", READ_WRITE, &TRACE_CLOCK),
@@ -122,6 +124,22 @@ static CPU_BUFFER_SIZE_KB: Attribute = Attribute {
     truncate: None,
 };
 
+/// How many task names are kept; writing 1 to 32768 sets it.
+static SAVED_CMDLINES_SIZE: Attribute = Attribute {
+    show: |inst, _, out| writeln!(out, "{}", inst.cmdlines_capacity()),
+    store: Some(|inst, _, text| {
+        let entries = input::parse_u64(text)?;
+        let entries = usize::try_from(entries)
+            .ok()
+            .filter(|n| (1..=cmdlines::MAX_ENTRIES).contains(n))
+            .ok_or(InputError::BadNumber)?;
+        inst.set_cmdlines_capacity(entries)
+            .map_err(|_| InputError::NoMemory)
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
+
 /// `pid comm` for every task name saved.
 static SAVED_CMDLINES: Attribute = Attribute::read_only(|inst, _, out| inst.write_cmdlines(out));
 
@@ -130,7 +148,8 @@ static TRACE_PIPE_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<TracePipe>());
 static TRACE_PIPE_RAW_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<TracePipeRaw>());
-static FREE_BUFFER_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<FreeBuffer>());
+static FREE_BUFFER_FOPS: OpTable<crate::bindings::file_operations> =
+    OpTable(stream_fops::<FreeBuffer>());
 static TRACE_MARKER_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<TraceMarker>());
 

@@ -8,7 +8,7 @@
 
 use crate::bindings;
 use crate::portable::{
-    cmdlines::{Cmdlines, COMM_LEN},
+    cmdlines::{self, Cmdlines, Slot, COMM_LEN},
     cpumask::CpuMask,
     error_log::ErrorLog,
     input::InputError,
@@ -71,7 +71,7 @@ pub(crate) struct Instance {
     #[pin]
     spare: Mutex<Option<Arc<TraceBuffer>>>,
     #[pin]
-    cmdlines: SpinLock<Cmdlines>,
+    cmdlines: SpinLock<Cmdlines<KVec<Slot>>>,
     #[pin]
     readers: WaitQueue,
     #[pin]
@@ -83,6 +83,7 @@ impl Instance {
     /// the `nop` tracer, default options, every possible CPU traced.
     pub(crate) fn new_top() -> Result<Arc<Self>> {
         let errors = KBox::new(ErrorLog::new(), GFP_KERNEL)?;
+        let slots = KVec::from_elem(Slot::EMPTY, cmdlines::DEFAULT_ENTRIES, GFP_KERNEL)?;
         let mut pages = KVec::new();
         for _ in 0..nr_cpu_ids() {
             pages.push(
@@ -102,7 +103,7 @@ impl Instance {
                 live: Atomic::new(live),
                 buffer <- new_mutex!(buffer),
                 spare <- new_mutex!(None),
-                cmdlines <- new_spinlock!(Cmdlines::new()),
+                cmdlines <- new_spinlock!(Cmdlines::new(slots)),
                 readers <- WaitQueue::new(),
                 control <- new_mutex!(Control {
                     tracer: &tracer::NOP,
@@ -277,6 +278,19 @@ impl Instance {
         comm.len = name.len().min(COMM_LEN);
         comm.bytes[..comm.len].copy_from_slice(&name[..comm.len]);
         comm
+    }
+
+    /// How many task names are kept (`saved_cmdlines_size`).
+    pub(crate) fn cmdlines_capacity(&self) -> usize {
+        self.cmdlines.lock().capacity()
+    }
+
+    /// Keeps `entries` task names from now on; the saved ones are dropped.
+    pub(crate) fn set_cmdlines_capacity(&self, entries: usize) -> Result {
+        let slots = KVec::from_elem(Slot::EMPTY, entries, GFP_KERNEL)?;
+        let old = core::mem::replace(&mut *self.cmdlines.lock(), Cmdlines::new(slots));
+        drop(old);
+        Ok(())
     }
 
     /// Writes `saved_cmdlines`: `pid comm` per line.

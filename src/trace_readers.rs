@@ -480,8 +480,15 @@ pub(crate) struct FreeBuffer {
 }
 
 impl Stream for FreeBuffer {
-    fn open(instance: &Arc<Instance>, _index: usize, _write_only: bool, _truncate: bool) -> Result<Self> {
-        Ok(FreeBuffer { instance: instance.clone() })
+    fn open(
+        instance: &Arc<Instance>,
+        _index: usize,
+        _write_only: bool,
+        _truncate: bool,
+    ) -> Result<Self> {
+        Ok(FreeBuffer {
+            instance: instance.clone(),
+        })
     }
 
     fn fill(&mut self, _text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {

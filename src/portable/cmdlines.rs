@@ -1,48 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Saved command lines: which task name goes with a pid in the output
-//! (`saved_cmdlines`). A fixed table, as ftrace keeps, so recording never
-//! allocates; a pid whose slot was taken by another shows as `<...>`.
+//! (`saved_cmdlines`). A table of fixed size, as ftrace keeps, so recording
+//! never allocates; a pid whose slot was taken by another shows as `<...>`.
+
+use core::ops::DerefMut;
 
 /// Length of a task name (`TASK_COMM_LEN`).
 pub(crate) const COMM_LEN: usize = 16;
-/// Entries kept (ftrace's default `saved_cmdlines_size`).
+/// Entries kept by default (ftrace's default `saved_cmdlines_size`).
 pub(crate) const DEFAULT_ENTRIES: usize = 128;
+/// The most entries `saved_cmdlines_size` accepts (`PID_MAX_DEFAULT`).
+pub(crate) const MAX_ENTRIES: usize = 32768;
 
+/// One saved pid and its name.
 #[derive(Clone, Copy)]
-struct Slot {
+pub(crate) struct Slot {
     pid: i32,
     comm: [u8; COMM_LEN],
 }
 
-/// pid → task name, for the last `DEFAULT_ENTRIES` distinct pids seen.
-pub(crate) struct Cmdlines {
-    slots: [Slot; DEFAULT_ENTRIES],
+impl Slot {
+    /// An unused slot.
+    pub(crate) const EMPTY: Slot = Slot {
+        pid: -1,
+        comm: [0; COMM_LEN],
+    };
+}
+
+/// pid → task name, for the last `capacity()` distinct pids seen; the
+/// caller provides the slots (memory it allocated).
+pub(crate) struct Cmdlines<S> {
+    slots: S,
     next: usize,
 }
 
-impl Cmdlines {
-    /// An empty table.
-    pub(crate) const fn new() -> Self {
-        Cmdlines {
-            slots: [Slot {
-                pid: -1,
-                comm: [0; COMM_LEN],
-            }; DEFAULT_ENTRIES],
-            next: 0,
-        }
+impl<S: DerefMut<Target = [Slot]>> Cmdlines<S> {
+    /// A table over `slots`, which must all be [`Slot::EMPTY`].
+    pub(crate) const fn new(slots: S) -> Self {
+        Cmdlines { slots, next: 0 }
+    }
+
+    /// How many pids it keeps.
+    pub(crate) fn capacity(&self) -> usize {
+        self.slots.len()
     }
 
     /// Remembers that `pid` is called `comm` (NUL-padded).
     pub(crate) fn save(&mut self, pid: i32, comm: &[u8]) {
-        if pid <= 0 {
+        let capacity = self.capacity();
+        if pid <= 0 || capacity == 0 {
             return;
         }
-        let slot = match self.slots.iter().position(|s| s.pid == pid) {
+        let index = match self.slots.iter().position(|s| s.pid == pid) {
             Some(i) => i,
             None => {
-                let i = self.next;
-                self.next = (self.next + 1) % DEFAULT_ENTRIES;
+                let i = self.next % capacity;
+                self.next = (i + 1) % capacity;
                 i
             }
         };
@@ -53,7 +67,9 @@ impl Cmdlines {
             .position(|&b| b == 0)
             .unwrap_or(comm.len().min(COMM_LEN - 1));
         name[..len].copy_from_slice(&comm[..len]);
-        self.slots[slot] = Slot { pid, comm: name };
+        if let Some(slot) = self.slots.get_mut(index) {
+            *slot = Slot { pid, comm: name };
+        }
     }
 
     /// The name of `pid`: `<idle>` for pid 0, `<...>` when unknown.
@@ -64,11 +80,10 @@ impl Cmdlines {
         self.slots
             .iter()
             .find(|s| s.pid == pid)
-            .map(|s| {
+            .map_or("<...>", |s| {
                 let len = s.comm.iter().position(|&b| b == 0).unwrap_or(COMM_LEN);
                 core::str::from_utf8(&s.comm[..len]).unwrap_or("<...>")
             })
-            .unwrap_or("<...>")
     }
 
     /// Every saved pid and name, for `saved_cmdlines`.
@@ -86,7 +101,7 @@ mod tests {
 
     #[test]
     fn saves_and_finds() {
-        let mut c = Cmdlines::new();
+        let mut c = Cmdlines::new(vec![Slot::EMPTY; DEFAULT_ENTRIES]);
         c.save(42, b"bash\0\0\0");
         c.save(7, b"a-very-long-task-name-indeed");
         assert_eq!(c.find(42), "bash");
@@ -100,11 +115,15 @@ mod tests {
 
     #[test]
     fn forgets_the_oldest() {
-        let mut c = Cmdlines::new();
-        for pid in 1..=(DEFAULT_ENTRIES as i32 + 1) {
+        let mut c = Cmdlines::new(vec![Slot::EMPTY; 3]);
+        for pid in 1..=4 {
             c.save(pid, b"t");
         }
         assert_eq!(c.find(1), "<...>");
         assert_eq!(c.find(2), "t");
+        assert_eq!(c.capacity(), 3);
+        let mut none = Cmdlines::new(Vec::new());
+        none.save(5, b"x");
+        assert_eq!(none.find(5), "<...>");
     }
 }

@@ -38,6 +38,7 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 \t\t\t  cpuN/buffer_size_kb: that CPU's buffer size, writable;
 \t\t\t  cpuN/snapshot: that CPU's part of the snapshot (write 2 clears it)
   saved_cmdlines\t- the task names kept for pids seen in events
+  saved_cmdlines_size\t- how many task names are kept (1 to 32768)
   buffer_size_kb\t- size of each CPU's buffer in KiB (X if they differ);
 \t\t\t  writing resizes every CPU's buffer and empties it
   buffer_total_size_kb\t- the sizes of all CPUs' buffers added up
