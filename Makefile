@@ -19,7 +19,7 @@ export LLVM
 # kernel built (once, then cached) by build-kernel.sh.
 kdir = $${KDIR:-$$($(VM)/build-kernel.sh $(FLAVOUR))}
 
-.PHONY: all setup kernel module run test hosttest vmtest runner-selftest check vng-test bench clean
+.PHONY: all setup kernel module test-tools run test hosttest vmtest runner-selftest check vng-test bench clean
 
 all: module
 
@@ -29,8 +29,15 @@ setup:
 kernel: setup
 	@$(VM)/build-kernel.sh $(FLAVOUR) >/dev/null
 
-module: setup
+module: setup test-tools
 	@k=$(kdir) && $(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) modules
+
+# Static test programs the selftests run in the guest.
+SELFTEST_BIN := tools/testing/selftests/rftrace/bin
+test-tools:
+	@cd tools/testing/rawdecode && RUSTFLAGS="-C target-feature=+crt-static" \
+		cargo build -q --release --target x86_64-unknown-linux-gnu
+	@mkdir -p $(SELFTEST_BIN) && cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/rftrace-rawdecode $(SELFTEST_BIN)/rawdecode
 
 run: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode demo
@@ -59,4 +66,4 @@ check: setup
 
 clean:
 	@k=$(kdir) && $(MAKE) -s -C "$$k" M=$(CURDIR) clean || true
-	rm -rf out tools/testing/hosttests/target
+	rm -rf out tools/testing/hosttests/target tools/testing/rawdecode/target $(SELFTEST_BIN)

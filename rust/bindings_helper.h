@@ -35,4 +35,5 @@ const unsigned int RFT_HARDIRQ_MASK = HARDIRQ_MASK;
 const unsigned int RFT_NMI_MASK = NMI_MASK;
 const unsigned int RFT_PREEMPT_MASK = PREEMPT_MASK;
 const unsigned int RFT_O_NONBLOCK = O_NONBLOCK;
+const int RFT_IOCB_NOWAIT = IOCB_NOWAIT;
 const unsigned int RFT_EPOLLIN_RDNORM = (__force unsigned int)(EPOLLIN | EPOLLRDNORM);

@@ -17,6 +17,7 @@
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/trace_events.h>
+#include <linux/uio.h>
 #include <linux/uidgid.h>
 
 #include "helpers.h"
@@ -155,4 +156,14 @@ void rft_current_comm(char *buf)
 int rft_current_pid(void)
 {
 	return current->pid;
+}
+
+size_t rft_iov_iter_count(const struct iov_iter *i)
+{
+	return iov_iter_count(i);
+}
+
+size_t rft_copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
+{
+	return copy_to_iter(addr, bytes, i);
 }

@@ -41,4 +41,8 @@ void rft_poll_wait(struct file *file, struct wait_queue_head *wq, struct poll_ta
 void rft_current_comm(char *buf);
 int rft_current_pid(void);
 
+struct iov_iter;
+size_t rft_iov_iter_count(const struct iov_iter *i);
+size_t rft_copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
+
 #endif

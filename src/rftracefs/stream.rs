@@ -77,7 +77,8 @@ struct Inner<T> {
 pub(crate) const fn stream_fops<T: Stream>() -> bindings::file_operations {
     bindings::file_operations {
         open: Some(stream_open::<T>),
-        read: Some(stream_read::<T>),
+        read_iter: Some(stream_read_iter::<T>),
+        splice_read: Some(bindings::copy_splice_read),
         write: Some(stream_write::<T>),
         poll: Some(stream_poll::<T>),
         release: Some(stream_release::<T>),
@@ -151,22 +152,30 @@ unsafe extern "C" fn stream_release<T: Stream>(
     0
 }
 
-/// `read`: hands out generated text.
+/// `read_iter`: hands out generated text. It also serves `splice`, as
+/// trace-cmd reads `trace_pipe_raw` (through `copy_splice_read`).
 ///
 /// # Safety
 ///
-/// Called by the VFS with an open stream file and a user buffer.
-unsafe extern "C" fn stream_read<T: Stream>(
-    file: *mut bindings::file,
-    buf: *mut c_char,
-    count: usize,
-    _ppos: *mut bindings::loff_t,
+/// Called by the VFS with a `kiocb` of an open stream file and the
+/// destination iterator.
+unsafe extern "C" fn stream_read_iter<T: Stream>(
+    iocb: *mut bindings::kiocb,
+    to: *mut bindings::iov_iter,
 ) -> isize {
-    // SAFETY: `file` is an open stream file of type `T`.
-    let (state, flags) = unsafe { (state::<T>(file), (*file).f_flags) };
-    let nonblock = flags & bindings::RFT_O_NONBLOCK != 0;
+    // SAFETY: the `kiocb` belongs to an open stream file of type `T`.
+    let (state, nonblock, count) = unsafe {
+        let file = (*iocb).ki_filp;
+        let nonblock = (*file).f_flags & bindings::RFT_O_NONBLOCK != 0
+            || (*iocb).ki_flags & bindings::RFT_IOCB_NOWAIT != 0;
+        (state::<T>(file), nonblock, bindings::rft_iov_iter_count(to))
+    };
     let mut inner = state.inner.lock();
-    let result = read_into(&mut inner, buf as usize, count, nonblock);
+    let result = read_into(&mut inner, count, nonblock, |text| {
+        // SAFETY: `to` is the live destination of this read; `text` is
+        // valid for its length.
+        unsafe { bindings::rft_copy_to_iter(text.as_ptr().cast(), text.len(), to) }
+    });
     state.pending.store(inner.pos < inner.text.len(), Relaxed);
     match result {
         Ok(n) => n as isize,
@@ -174,11 +183,13 @@ unsafe extern "C" fn stream_read<T: Stream>(
     }
 }
 
+/// Hands out up to `count` bytes of generated text through `copy`, which
+/// returns how much it took; generates more first if all was read.
 fn read_into<T: Stream>(
     inner: &mut Inner<T>,
-    buf: usize,
     count: usize,
     nonblock: bool,
+    copy: impl FnOnce(&[u8]) -> usize,
 ) -> Result<usize> {
     if count == 0 {
         return Ok(0);
@@ -189,11 +200,12 @@ fn read_into<T: Stream>(
         inner.stream.fill(&mut inner.text, count, nonblock)?;
     }
     let n = count.min(inner.text.len() - inner.pos);
-    UserSlice::new(UserPtr::from_addr(buf), n)
-        .writer()
-        .write_slice(&inner.text[inner.pos..inner.pos + n])?;
-    inner.pos += n;
-    Ok(n)
+    let copied = copy(&inner.text[inner.pos..inner.pos + n]);
+    if copied == 0 && n > 0 {
+        return Err(EFAULT);
+    }
+    inner.pos += copied;
+    Ok(copied)
 }
 
 /// `write`: passes the written bytes to the stream.

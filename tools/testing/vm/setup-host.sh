@@ -12,7 +12,7 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 # udev: virtme-ng guests run the host's udevd to name their virtio ports.
 debs=(clang-19 lld-19 llvm-19 libclang-19-dev bc bison flex libelf-dev
-      libssl-dev cpio kmod busybox-static xz-utils rsync udev)
+      libssl-dev libc6-dev cpio kmod busybox-static xz-utils rsync udev)
 
 have_all() {
 	local p

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `rawdecode [--splice] FILE`: reads whole pages from a `trace_pipe_raw`
+//! file (opened non-blocking) until none is left, with `read()` or, with
+//! `--splice`, through a pipe as trace-cmd does, and decodes each page with
+//! the module's own format code (`src/portable`), printing one line per
+//! page and per event:
+//!
+//! ```text
+//! page ts=<ns> commit=<bytes> missed=<0|1> stored=<count or ->
+//! event ts=<ns> pid=<pid> <text as the trace file shows it>
+//! ```
+
+#![allow(dead_code)]
+
+#[path = "../../../../src/portable/mod.rs"]
+mod portable;
+
+use portable::output::EntryHeader;
+use portable::records;
+use portable::ring_buffer::format::{self, PageDecoder};
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::AsRawFd;
+
+fn read_page(file: &mut File, page: &mut [u8; format::PAGE_SIZE]) -> io::Result<usize> {
+    match file.read(page) {
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(0),
+        other => other,
+    }
+}
+
+fn splice_page(file: &File, pipe: &(File, File), page: &mut [u8; format::PAGE_SIZE]) -> io::Result<usize> {
+    // SAFETY: plain system call on descriptors this program owns.
+    let n = unsafe {
+        libc::splice(
+            file.as_raw_fd(),
+            std::ptr::null_mut(),
+            pipe.1.as_raw_fd(),
+            std::ptr::null_mut(),
+            format::PAGE_SIZE,
+            libc::SPLICE_F_NONBLOCK,
+        )
+    };
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        return if e.kind() == io::ErrorKind::WouldBlock { Ok(0) } else { Err(e) };
+    }
+    let mut got = 0;
+    let mut reader = &pipe.0;
+    while got < n as usize {
+        got += reader.read(&mut page[got..n as usize])?;
+    }
+    Ok(got)
+}
+
+fn print_page(page: &[u8; format::PAGE_SIZE]) -> Result<(), String> {
+    let ts = u64::from_le_bytes(page[..8].try_into().map_err(|_| "short page")?);
+    let commit = u64::from_le_bytes(page[8..16].try_into().map_err(|_| "short page")?);
+    let len = (commit & 0x3fff_ffff) as usize;
+    if len > format::PAGE_DATA_SIZE {
+        return Err(format!("commit {commit:#x} larger than a page"));
+    }
+    let stored = if commit & format::MISSED_STORED != 0 {
+        let at = format::PAGE_HEADER_SIZE + len;
+        u64::from_le_bytes(page[at..at + 8].try_into().map_err(|_| "no room for the count")?).to_string()
+    } else {
+        "-".to_string()
+    };
+    println!("page ts={ts} commit={len} missed={} stored={stored}", u8::from(commit & format::MISSED_EVENTS != 0));
+    let data = &page[format::PAGE_HEADER_SIZE..format::PAGE_HEADER_SIZE + len];
+    for record in PageDecoder::new(data, ts) {
+        let record = record.map_err(|e| format!("bad event: {e:?}"))?;
+        let header = EntryHeader::from_bytes(record.payload).ok_or("record without a header")?;
+        let mut text = String::new();
+        records::write_body(&mut text, &header, record.payload).map_err(|_| "format")?;
+        print!("event ts={} pid={} {text}", record.ts, header.pid);
+    }
+    Ok(())
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let splice = args.first().is_some_and(|a| a == "--splice");
+    if splice {
+        args.remove(0);
+    }
+    let Some(path) = args.first() else {
+        eprintln!("usage: rawdecode [--splice] FILE");
+        std::process::exit(2);
+    };
+    let run = || -> Result<(), String> {
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(|e| format!("{path}: {e}"))?;
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors.
+        if splice && unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+            return Err("pipe failed".into());
+        }
+        // SAFETY: the descriptors were just made and are owned here.
+        let pipe = splice.then(|| unsafe {
+            use std::os::unix::io::FromRawFd;
+            (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1]))
+        });
+        let mut page = [0u8; format::PAGE_SIZE];
+        loop {
+            let n = match &pipe {
+                Some(pipe) => splice_page(&file, pipe, &mut page),
+                None => read_page(&mut file, &mut page),
+            }
+            .map_err(|e| format!("reading {path}: {e}"))?;
+            if n == 0 {
+                return Ok(());
+            }
+            if n != format::PAGE_SIZE {
+                return Err(format!("short page: {n} bytes"));
+            }
+            print_page(&page)?;
+        }
+    };
+    if let Err(e) = run() {
+        eprintln!("rawdecode: {e}");
+        std::process::exit(1);
+    }
+}
