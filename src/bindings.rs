@@ -3,8 +3,8 @@
 //! Raw bindings to the kernel C APIs the `kernel` crate does not wrap.
 //!
 //! Generated at build time by bindgen from `rust/bindings_helper.h` with the
-//! kernel's own C flags (see `Kbuild`). Only the small safe wrappers of the
-//! module (`rftracefs`, `instance`) use them.
+//! kernel's own C flags (see `Kbuild`), into `generated/` (not in git). Only
+//! the small safe wrappers of the module use them.
 
 #![allow(
     dead_code,
@@ -25,4 +25,4 @@
 
 use kernel::ffi;
 
-include!("../rust/bindings_generated.rs");
+include!("../generated/bindings_generated.rs");

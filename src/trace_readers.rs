@@ -456,10 +456,6 @@ impl Stream for TraceMarker {
         })
     }
 
-    fn fill(&mut self, _text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {
-        Err(EINVAL)
-    }
-
     fn write(&mut self, data: &[u8], len: usize) -> Result {
         if self.raw {
             // A raw write is one binary record: never cut it.
@@ -489,10 +485,6 @@ impl Stream for FreeBuffer {
         Ok(FreeBuffer {
             instance: instance.clone(),
         })
-    }
-
-    fn fill(&mut self, _text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {
-        Err(EINVAL)
     }
 
     fn write(&mut self, _data: &[u8], _len: usize) -> Result {

@@ -59,8 +59,7 @@ pub(crate) fn write_body(
 ) -> fmt::Result {
     match header.kind {
         TYPE_PRINT => {
-            let text = record.get(ENTRY_HEADER_SIZE + 8..).unwrap_or(&[]);
-            let text = &text[..text.iter().position(|&b| b == 0).unwrap_or(text.len())];
+            let text = print_text(record);
             out.write_str("tracing_mark_write: ")?;
             write_lossy(out, text)?;
             if !text.ends_with(b"\n") {
@@ -85,9 +84,8 @@ pub(crate) fn write_raw_body(
                 .get(ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8)
                 .and_then(|b| b.try_into().ok())
                 .map_or(0, u64::from_le_bytes);
-            let text = record.get(ENTRY_HEADER_SIZE + 8..).unwrap_or(&[]);
-            let text = &text[..text.iter().position(|&b| b == 0).unwrap_or(text.len())];
             write!(out, "# {ip:x} ")?;
+            let text = print_text(record);
             write_lossy(out, text)
         }
         _ => write_body(out, header, record),
@@ -108,6 +106,12 @@ fn write_raw_data(out: &mut dyn fmt::Write, record: &[u8]) -> fmt::Result {
         write!(out, " {byte:02x}")?;
     }
     writeln!(out)
+}
+
+/// The text of a print record, up to its NUL.
+fn print_text(record: &[u8]) -> &[u8] {
+    let text = record.get(ENTRY_HEADER_SIZE + 8..).unwrap_or(&[]);
+    &text[..text.iter().position(|&b| b == 0).unwrap_or(text.len())]
 }
 
 /// Writes bytes as text, with anything that is not printable ASCII (or a

@@ -41,8 +41,11 @@ pub(crate) trait Stream: Sized + Send + Unpin {
     ) -> Result<Self>;
 
     /// Appends at least some text to `text` (up to about `want` bytes), or
-    /// nothing at the end. May block unless `nonblock`.
-    fn fill(&mut self, text: &mut KVec<u8>, want: usize, nonblock: bool) -> Result;
+    /// nothing at the end. May block unless `nonblock`. Write-only streams
+    /// keep the default, which refuses reads.
+    fn fill(&mut self, _text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {
+        Err(EINVAL)
+    }
 
     /// Handles a write of `data`: the first bytes (at most 4096) of a write
     /// of `len` bytes.

@@ -147,6 +147,20 @@ pub(crate) struct ReadEvent {
     pub(crate) lost: u64,
 }
 
+/// The unread part of the oldest page, as [`CpuRing::unread_part`] found it.
+struct UnreadPart {
+    /// The `head` word it was found under.
+    h: u64,
+    head_page: u64,
+    consumed: u64,
+    commit_page: u64,
+    /// Committed data bytes of the page.
+    len: usize,
+    /// Where the unconsumed events start, and the time before them.
+    offset: usize,
+    ts: u64,
+}
+
 /// The ring of one CPU.
 ///
 /// Words only the ring's own CPU writes are [`Local`]; `head` and `read`,
@@ -597,6 +611,24 @@ impl<S: PageStore> CpuRing<S> {
         (cursor.offset, cursor.ts)
     }
 
+    /// Copies the oldest page with unread data into `page` and finds where
+    /// its unconsumed events start; `None` when nothing is committed there.
+    fn unread_part(&self, cursor: &mut Cursor, page: &mut [u8; format::PAGE_SIZE]) -> Option<UnreadPart> {
+        loop {
+            let h = self.head.load(Acquire);
+            let (head_page, consumed) = unpack_head(h);
+            let (_, _, commit_page) = self.unread();
+            let Some(len) = self.snapshot(head_page, page) else {
+                if self.head.load(Acquire) != h {
+                    continue;
+                }
+                return None;
+            };
+            let (offset, ts) = Self::locate(cursor, head_page, consumed, page, len);
+            return Some(UnreadPart { h, head_page, consumed, commit_page, len, offset, ts });
+        }
+    }
+
     /// Events overwritten since the cursor last asked.
     fn take_lost(&self, cursor: &mut Cursor) -> u64 {
         let overrun = self.overrun.load(Relaxed);
@@ -615,16 +647,8 @@ impl<S: PageStore> CpuRing<S> {
         payload: &mut [u8],
     ) -> Option<ReadEvent> {
         loop {
-            let h = self.head.load(Acquire);
-            let (head_page, consumed) = unpack_head(h);
-            let (_, _, commit_page) = self.unread();
-            let Some(len) = self.snapshot(head_page, page) else {
-                if self.head.load(Acquire) != h {
-                    continue;
-                }
-                return None;
-            };
-            let (offset, ts) = Self::locate(cursor, head_page, consumed, page, len);
+            let UnreadPart { h, head_page, consumed, commit_page, len, offset, ts } =
+                self.unread_part(cursor, page)?;
             let data = &page[format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len];
             let Some(Ok(record)) = PageDecoder::new(data, ts).next() else {
                 if head_page < commit_page {
@@ -667,16 +691,8 @@ impl<S: PageStore> CpuRing<S> {
         out: &mut [u8; format::PAGE_SIZE],
     ) -> Option<usize> {
         loop {
-            let h = self.head.load(Acquire);
-            let (head_page, consumed) = unpack_head(h);
-            let (_, _, commit_page) = self.unread();
-            let Some(len) = self.snapshot(head_page, out) else {
-                if self.head.load(Acquire) != h {
-                    continue;
-                }
-                return None;
-            };
-            let (offset, ts) = Self::locate(cursor, head_page, consumed, out, len);
+            let UnreadPart { h, head_page, consumed, commit_page, len, offset, ts } =
+                self.unread_part(cursor, out)?;
             let data = &out[format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len];
             let events = PageDecoder::new(data, ts).filter(|r| r.is_ok()).count() as u64;
             let next = if head_page < commit_page {
