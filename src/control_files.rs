@@ -13,7 +13,7 @@ use crate::portable::{
     cmdlines,
     cpumask::CpuMask,
     input::{self, InputError},
-    readme,
+    readme, records,
     trace_clock::{self, TraceClock},
     trace_options, tracer_name,
 };
@@ -177,6 +177,24 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     let events = dir.dir("events")?;
     events.file("header_page", READ_ONLY, &HEADER_PAGE, instance, 0)?;
     events.file("header_event", READ_ONLY, &HEADER_EVENT, instance, 0)?;
+    let ftrace = events.dir("ftrace")?;
+    for (name, kind) in [
+        ("print", records::TYPE_PRINT),
+        ("raw_data", records::TYPE_RAW_DATA),
+    ] {
+        let event = ftrace.dir(name)?;
+        event.file(
+            "format",
+            READ_ONLY,
+            &EVENT_FORMAT,
+            instance,
+            usize::from(kind),
+        )?;
+        // As in the kernel, only `print` has an `id` file.
+        if kind == records::TYPE_PRINT {
+            event.file("id", READ_ONLY, &EVENT_ID, instance, usize::from(kind))?;
+        }
+    }
     let per_cpu = dir.dir("per_cpu")?;
     for cpu in 0..instance.buffer().nr_cpus() {
         let name = CString::try_from_fmt(fmt!("cpu{cpu}"))?;
@@ -208,6 +226,15 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     }
     Ok(())
 }
+
+/// `events/ftrace/<event>/format` of the record type the index names.
+static EVENT_FORMAT: Attribute = Attribute::read_only(|_, kind, out| {
+    let kind = u16::try_from(kind).map_err(|_| core::fmt::Error)?;
+    records::write_format(out, kind).unwrap_or(Ok(()))
+});
+
+/// `events/ftrace/<event>/id`: the record type id.
+static EVENT_ID: Attribute = Attribute::read_only(|_, kind, out| writeln!(out, "{kind}"));
 
 static HEADER_PAGE: Attribute = Attribute::read_only(|_, _, out| format::write_header_page(out));
 static HEADER_EVENT: Attribute = Attribute::read_only(|_, _, out| format::write_header_event(out));

@@ -362,13 +362,12 @@ impl Instance {
         };
         // SAFETY: plain reads of the current task.
         let pid = unsafe { bindings::rft_current_pid() };
-        let (flags, preempt_count) = current_context();
         encode(
             record,
             EntryHeader {
                 kind: 0,
-                flags,
-                preempt_count,
+                flags: 0,
+                preempt_count: 0,
                 pid,
             },
         );
@@ -378,9 +377,14 @@ impl Instance {
             unsafe { bindings::rft_current_comm(comm.as_mut_ptr()) };
             self.cmdlines.lock().save(pid, &comm);
         }
-        if self.with_live_buffer(|buffer, preempt_off| {
+        let written = self.with_live_buffer(|buffer, preempt_off| {
+            // The context as the event is recorded, with preemption off, as
+            // ftrace records it.
+            let (flags, preempt_count) = current_context();
+            EntryHeader::set_context(record, flags, preempt_count);
             buffer.write(preempt_off, record, &|| self.now())
-        }) {
+        });
+        if written {
             self.readers.wake_all();
         }
         Ok(())
@@ -484,7 +488,6 @@ pub(crate) fn current_context() -> (u8, u8) {
     if count & bindings::RFT_SOFTIRQ_OFFSET != 0 {
         flags |= output::FLAG_SOFTIRQ;
     }
-    // The caller's own depth, without the level the writer itself adds.
     let depth = (count & bindings::RFT_PREEMPT_MASK).min(0xf) as u8;
     (flags, depth)
 }

@@ -49,6 +49,13 @@ impl EntryHeader {
         b
     }
 
+    /// Sets the flags and preemption depth of an encoded record.
+    pub(crate) fn set_context(record: &mut [u8], flags: u8, preempt_count: u8) {
+        if let Some(bytes) = record.get_mut(2..4) {
+            bytes.copy_from_slice(&[flags, preempt_count]);
+        }
+    }
+
     /// Decodes the header at the start of a record.
     pub(crate) fn from_bytes(record: &[u8]) -> Option<Self> {
         let b = record.get(..ENTRY_HEADER_SIZE)?;
@@ -219,6 +226,16 @@ mod tests {
         };
         assert_eq!(EntryHeader::from_bytes(&e.to_bytes()), Some(e));
         assert_eq!(EntryHeader::from_bytes(&[0; 7]), None);
+        let mut bytes = e.to_bytes();
+        EntryHeader::set_context(&mut bytes, 1, 2);
+        assert_eq!(
+            EntryHeader::from_bytes(&bytes),
+            Some(EntryHeader {
+                flags: 1,
+                preempt_count: 2,
+                ..e
+            })
+        );
     }
 
     #[test]

@@ -45,5 +45,6 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   free_buffer\t\t- closing it shrinks the buffer to its minimum
   trace_clock\t\t- the clock that times events, [current] in brackets;
 \t\t\t  write a name to switch (this empties the buffer)
-  events/\t\t- header_page, header_event: the binary page and event format
+  events/\t\t- header_page, header_event: the binary page and event format;
+\t\t\t  ftrace/print, ftrace/raw_data: format and id of the marker events
 ";

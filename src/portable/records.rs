@@ -29,6 +29,38 @@ pub(crate) fn encode_raw_data(out: &mut [u8], header: EntryHeader, data: &[u8]) 
     out[ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + data.len()].copy_from_slice(data);
 }
 
+/// The `format` file of record type `kind` (`print` or `raw_data`), in
+/// the kernel's layout: the common fields, the event's own, the print
+/// format. `None` for other types.
+pub(crate) fn write_format(out: &mut dyn fmt::Write, kind: u16) -> Option<fmt::Result> {
+    let (name, fields, print_fmt) = match kind {
+        TYPE_PRINT => (
+            "print",
+            "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\
+             \tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n",
+            "\"%ps: %s\", (void *)REC->ip, REC->buf",
+        ),
+        TYPE_RAW_DATA => (
+            "raw_data",
+            "\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n\
+             \tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n",
+            "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
+        ),
+        _ => return None,
+    };
+    Some((|| {
+        writeln!(out, "name: {name}\nID: {kind}\nformat:")?;
+        out.write_str(
+            "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+             \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+             \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+             \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
+        )?;
+        out.write_str(fields)?;
+        writeln!(out, "\nprint fmt: {print_fmt}")
+    })())
+}
+
 /// Size of a print record for `text` (a newline is added when missing, and
 /// a NUL ends the string).
 pub(crate) fn print_record_size(text: &[u8]) -> usize {
@@ -176,6 +208,15 @@ mod tests {
         s.clear();
         assert!(write_raw_body(&mut s, &header, &rec).is_ok());
         assert_eq!(s, "# abc hi\n");
+    }
+
+    #[test]
+    fn format_files() {
+        let mut s = String::new();
+        assert_eq!(write_format(&mut s, TYPE_PRINT), Some(Ok(())));
+        assert!(s.starts_with("name: print\nID: 5\nformat:\n\tfield:unsigned short common_type;"));
+        assert!(s.ends_with("\nprint fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n"));
+        assert!(write_format(&mut s, 1).is_none());
     }
 
     #[test]

@@ -256,11 +256,11 @@ pub(crate) fn write_header_page(out: &mut dyn fmt::Write) -> fmt::Result {
     )?;
     writeln!(
         out,
-        "\tfield: char overwrite;\toffset:8;\tsize:1;\tsigned:1;"
+        "\tfield: char overwrite;\toffset:8;\tsize:1;\tsigned:0;"
     )?;
     writeln!(
         out,
-        "\tfield: char data;\toffset:{PAGE_HEADER_SIZE};\tsize:{PAGE_DATA_SIZE};\tsigned:1;"
+        "\tfield: char data;\toffset:{PAGE_HEADER_SIZE};\tsize:{PAGE_DATA_SIZE};\tsigned:0;"
     )
 }
 
@@ -352,7 +352,7 @@ mod tests {
     fn header_texts() {
         let mut text = String::new();
         assert!(write_header_page(&mut text).is_ok());
-        assert!(text.contains("\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n"));
+        assert!(text.contains("\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n"));
         text.clear();
         assert!(write_header_event(&mut text).is_ok());
         assert!(text.ends_with("\tdata max type_len  == 28\n"));

@@ -613,7 +613,11 @@ impl<S: PageStore> CpuRing<S> {
 
     /// Copies the oldest page with unread data into `page` and finds where
     /// its unconsumed events start; `None` when nothing is committed there.
-    fn unread_part(&self, cursor: &mut Cursor, page: &mut [u8; format::PAGE_SIZE]) -> Option<UnreadPart> {
+    fn unread_part(
+        &self,
+        cursor: &mut Cursor,
+        page: &mut [u8; format::PAGE_SIZE],
+    ) -> Option<UnreadPart> {
         loop {
             let h = self.head.load(Acquire);
             let (head_page, consumed) = unpack_head(h);
@@ -625,7 +629,15 @@ impl<S: PageStore> CpuRing<S> {
                 return None;
             };
             let (offset, ts) = Self::locate(cursor, head_page, consumed, page, len);
-            return Some(UnreadPart { h, head_page, consumed, commit_page, len, offset, ts });
+            return Some(UnreadPart {
+                h,
+                head_page,
+                consumed,
+                commit_page,
+                len,
+                offset,
+                ts,
+            });
         }
     }
 
@@ -647,8 +659,15 @@ impl<S: PageStore> CpuRing<S> {
         payload: &mut [u8],
     ) -> Option<ReadEvent> {
         loop {
-            let UnreadPart { h, head_page, consumed, commit_page, len, offset, ts } =
-                self.unread_part(cursor, page)?;
+            let UnreadPart {
+                h,
+                head_page,
+                consumed,
+                commit_page,
+                len,
+                offset,
+                ts,
+            } = self.unread_part(cursor, page)?;
             let data = &page[format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len];
             let Some(Ok(record)) = PageDecoder::new(data, ts).next() else {
                 if head_page < commit_page {
@@ -691,8 +710,15 @@ impl<S: PageStore> CpuRing<S> {
         out: &mut [u8; format::PAGE_SIZE],
     ) -> Option<usize> {
         loop {
-            let UnreadPart { h, head_page, consumed, commit_page, len, offset, ts } =
-                self.unread_part(cursor, out)?;
+            let UnreadPart {
+                h,
+                head_page,
+                consumed,
+                commit_page,
+                len,
+                offset,
+                ts,
+            } = self.unread_part(cursor, out)?;
             let data = &out[format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len];
             let events = PageDecoder::new(data, ts).filter(|r| r.is_ok()).count() as u64;
             let next = if head_page < commit_page {
