@@ -162,7 +162,7 @@ impl Instance {
         // SAFETY: the clock functions may be called from any context.
         unsafe {
             match self.clock() {
-                TraceClock::Local => bindings::rft_local_clock(),
+                TraceClock::Local => bindings::trace_clock_local(),
                 TraceClock::Global => bindings::trace_clock_global(),
                 TraceClock::Counter => self.counter.fetch_add(1, Relaxed),
                 TraceClock::Uptime => bindings::trace_clock_jiffies(),
