@@ -102,6 +102,12 @@ const SNAPSHOT_HELP: &str = "\
 #                       is not a '0' or '1')
 ";
 
+/// The buffer writers use now, if it is not `current`.
+fn newer_buffer(instance: &Instance, current: &Arc<TraceBuffer>) -> Option<Arc<TraceBuffer>> {
+    let live = instance.buffer();
+    (!Arc::ptr_eq(&live, current)).then_some(live)
+}
+
 /// Whether file `index` would find unread events in the live buffer.
 fn has_unread(instance: &Instance, index: usize) -> bool {
     instance.with_live_buffer(|buffer, _| {
@@ -370,6 +376,13 @@ impl Stream for TracePipe {
             if !text.is_empty() {
                 return Ok(());
             }
+            // Drained a buffer that was replaced (resize, snapshot): go on
+            // with the one writers use now.
+            if let Some(live) = newer_buffer(&self.instance, &self.buffer) {
+                self.buffer = live;
+                self.cursors.iter_mut().for_each(|c| *c = Cursor::new());
+                continue;
+            }
             if nonblock {
                 return Err(EAGAIN);
             }
@@ -414,6 +427,12 @@ impl Stream for TracePipeRaw {
 
     fn fill(&mut self, text: &mut KVec<u8>, _want: usize, nonblock: bool) -> Result {
         loop {
+            if let Some(live) = newer_buffer(&self.instance, &self.buffer) {
+                if !self.buffer.cpu(self.cpu).is_some_and(|r| r.has_unread()) {
+                    self.buffer = live;
+                    self.cursor = Cursor::new();
+                }
+            }
             let ring = self.buffer.cpu(self.cpu).ok_or(EINVAL)?;
             if ring
                 .consume_page(&mut self.cursor, &mut self.page)
