@@ -32,3 +32,12 @@ cat per_cpu/cpu0/stats
 timeout 1 cat trace_pipe
 cat trace
 cat events/header_page
+# A snapshot keeps what the buffer held; tracing goes on in an empty buffer.
+echo 'before the snapshot' > trace_marker
+echo 1 > snapshot
+echo 'after the snapshot' > trace_marker
+grep tracing_mark_write snapshot
+grep tracing_mark_write trace
+echo 0 > snapshot
+cat trace_clock
+cat buffer_size_kb
