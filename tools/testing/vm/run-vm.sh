@@ -61,6 +61,8 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G
 	-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host"
 	-no-reboot)
 append="console=ttyS0 rdinit=/init rftrace.mode=$mode panic=-1 reboot=t"
+# RFTRACE_TESTS=buffer/snapshot.tc,control runs only those cases (test mode).
+[ -z "${RFTRACE_TESTS:-}" ] || append="$append rftrace.tests=$RFTRACE_TESTS"
 
 if [ "$mode" != test ] && [ -t 0 ] && [ -t 1 ]; then
 	# A terminal is attached: the demo ends in a shell in the VM.

@@ -1,12 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Run inside the test VM (by /init, or by run-vng.sh): load rftrace, mount rftracefs, run every
-# selftest case (KTAP on stdout), and on a debug kernel scan for leaks.
+# selftest case, or those RFTRACE_TESTS names (KTAP on stdout), and on a debug kernel scan for leaks.
 here=$(cd "$(dirname "$0")" && pwd)
 export RFTRACE_KO=${RFTRACE_KO:-/lib/modules/rftrace.ko}
 insmod "$RFTRACE_KO" || echo "# insmod $RFTRACE_KO failed"
 mount -t rftracefs nodev /sys/kernel/rftrace || echo "# mounting rftracefs failed"
-"$here/rftracetest" -d /sys/kernel/rftrace
+# RFTRACE_TESTS (comma-separated, relative to test.d) narrows the run.
+cases=
+for t in $(echo "${RFTRACE_TESTS:-}" | tr , ' '); do cases="$cases $here/test.d/$t"; done
+"$here/rftracetest" -d /sys/kernel/rftrace $cases
 status=$?
 if mount -t debugfs nodev /sys/kernel/debug 2>/dev/null && [ -f /sys/kernel/debug/kmemleak ]; then
 	# Unreferenced objects are found after two scans; report what remains.
