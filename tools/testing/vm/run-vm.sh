@@ -31,7 +31,8 @@ kernel=$kdir/arch/x86/boot/bzImage
 [ -f "$kernel" ] || { echo "run-vm: no kernel image $kernel" >&2; exit 2; }
 [ -f "$top/rftrace.ko" ] || { echo "run-vm: build rftrace.ko first (make module)" >&2; exit 2; }
 
-out=$top/out
+# RFTRACE_OUT: where the initramfs, console log and results go.
+out=${RFTRACE_OUT:-$top/out}
 share=$out/share
 rm -rf "$share" && mkdir -p "$share"
 "$here/mkinitramfs.sh" "$kdir" "$out/initramfs.cpio.gz" >/dev/null
