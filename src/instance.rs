@@ -226,22 +226,46 @@ impl Instance {
     }
 
     /// `echo 1 > snapshot`: allocates the snapshot buffer if needed and
-    /// swaps it with the main buffer, which goes on empty.
-    pub(crate) fn take_snapshot(&self) -> Result {
+    /// swaps it with the main buffer, which goes on with what the snapshot
+    /// held (nothing, when just allocated), as in ftrace. With `cpu`
+    /// (`echo 1 > per_cpu/cpuN/snapshot`) only that CPU's ring is swapped.
+    pub(crate) fn take_snapshot(&self, cpu: Option<usize>) -> Result {
         let _control = self.control.lock();
+        let overwrite = self.options().has(trace_options::OVERWRITE);
         let spare = match self.spare.lock().take() {
             Some(spare) => spare,
             None => {
                 let pages = self.buffer.lock().pages_vec()?;
-                let overwrite = self.options().has(trace_options::OVERWRITE);
                 Arc::new(TraceBuffer::new(&pages, overwrite)?, GFP_KERNEL)?
             }
         };
-        spare.reset();
-        spare.set_overwrite(self.options().has(trace_options::OVERWRITE));
-        let old = self.replace_buffer(spare);
-        *self.spare.lock() = Some(old);
+        let (live, spare) = match cpu {
+            None => (spare, None),
+            Some(cpu) => match Self::swap_ring(&self.buffer(), &spare, cpu) {
+                Ok((live, spare_after)) => (live, Some(spare_after)),
+                Err(e) => {
+                    // The snapshot buffer stays as it was.
+                    *self.spare.lock() = Some(spare);
+                    return Err(e);
+                }
+            },
+        };
+        // A swap, as the kernel's: what the snapshot held comes back live.
+        live.set_overwrite(overwrite);
+        let old = self.replace_buffer(live);
+        *self.spare.lock() = Some(spare.unwrap_or(old));
         Ok(())
+    }
+
+    /// New main and snapshot buffers, with the rings of `cpu` traded.
+    fn swap_ring(
+        main: &TraceBuffer,
+        spare: &TraceBuffer,
+        cpu: usize,
+    ) -> Result<(Arc<TraceBuffer>, Arc<TraceBuffer>)> {
+        let live = Arc::new(main.with_ring_of(spare, cpu)?, GFP_KERNEL)?;
+        let spare = Arc::new(spare.with_ring_of(main, cpu)?, GFP_KERNEL)?;
+        Ok((live, spare))
     }
 
     /// `echo 0 > snapshot`: frees the snapshot buffer.
@@ -253,12 +277,16 @@ impl Instance {
     /// `echo 2 > snapshot`: empties the snapshot buffer (of one CPU, or of
     /// all), if allocated.
     pub(crate) fn clear_snapshot(&self, cpu: Option<usize>) {
-        if let Some(spare) = self.snapshot() {
-            match cpu {
-                Some(cpu) => spare.reset_cpu(cpu),
-                None => spare.reset(),
-            }
+        let _control = self.control.lock();
+        if let Some(spare) = self.spare.lock().clone() {
+            reset(&spare, cpu);
         }
+    }
+
+    /// Empties the main buffer (of one CPU, or of all): `echo > trace`.
+    pub(crate) fn clear(&self, cpu: Option<usize>) {
+        let _control = self.control.lock();
+        reset(&self.buffer(), cpu);
     }
 
     /// Readers waiting for data.
@@ -455,6 +483,15 @@ impl PinnedDrop for Instance {
 
 /// Records up to this size are built on the stack.
 const SMALL_RECORD: usize = 320;
+
+/// Empties `buffer`, or its ring of `cpu`. The caller holds the instance's
+/// control lock, so no snapshot swap moves a ring meanwhile.
+fn reset(buffer: &TraceBuffer, cpu: Option<usize>) {
+    match cpu {
+        Some(cpu) => buffer.reset_cpu(cpu),
+        None => buffer.reset(),
+    }
+}
 
 /// The number of possible CPU ids (`nr_cpu_ids`).
 pub(crate) fn nr_cpu_ids() -> usize {

@@ -14,7 +14,10 @@ use crate::portable::ring_buffer::format::PAGE_DATA_SIZE;
 use crate::portable::ring_buffer::ring::{CpuRing, Stats};
 use kernel::{
     prelude::*,
-    sync::atomic::{Atomic, Relaxed},
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Arc,
+    },
 };
 use pages::KernelPages;
 
@@ -27,8 +30,15 @@ pub(crate) fn pages_for(bytes: usize) -> usize {
 }
 
 /// The rings of all possible CPUs.
+///
+/// A ring may belong to two buffers at once for a while: a per-CPU snapshot
+/// swap makes new main and snapshot buffers that share all rings but the
+/// swapped one with the buffers they replace (see
+/// [`TraceBuffer::with_ring_of`]). Only the instance's live buffer is
+/// written, and its rings are reset only under the instance's control lock,
+/// so sharing never lets a writer and a reset meet in one ring.
 pub(crate) struct TraceBuffer {
-    cpus: KVec<CpuRing<KernelPages>>,
+    cpus: KVec<Arc<CpuRing<KernelPages>>>,
     /// Pages of each ring.
     pages: KVec<usize>,
     /// Writers record nothing while this is non-zero.
@@ -51,7 +61,7 @@ impl TraceBuffer {
         for &count in pages {
             let ring = CpuRing::new(KernelPages::new(count.max(2))?);
             ring.set_overwrite(overwrite);
-            cpus.push(ring, GFP_KERNEL)?;
+            cpus.push(Arc::new(ring, GFP_KERNEL)?, GFP_KERNEL)?;
             sizes.push(count.max(2), GFP_KERNEL)?;
         }
         Ok(TraceBuffer {
@@ -66,16 +76,34 @@ impl TraceBuffer {
         &self.pages
     }
 
+    /// A buffer with this one's rings, but `other`'s ring for `cpu`: one
+    /// half of a per-CPU snapshot swap. The rings are shared, not copied.
+    /// Fails with `EINVAL` when the two rings differ in size (as the
+    /// kernel's `ring_buffer_swap_cpu`) or `cpu` has none.
+    pub(crate) fn with_ring_of(&self, other: &TraceBuffer, cpu: usize) -> Result<Self> {
+        let (Some(theirs), Some(&their_pages)) = (other.cpus.get(cpu), other.pages.get(cpu)) else {
+            return Err(EINVAL);
+        };
+        if self.pages.get(cpu) != Some(&their_pages) {
+            return Err(EINVAL);
+        }
+        let mut cpus = KVec::with_capacity(self.cpus.len(), GFP_KERNEL)?;
+        for (i, ring) in self.cpus.iter().enumerate() {
+            let ring = if i == cpu { theirs } else { ring };
+            cpus.push(ring.clone(), GFP_KERNEL)?;
+        }
+        Ok(TraceBuffer {
+            cpus,
+            pages: self.pages_vec()?,
+            disabled: Atomic::new(0),
+        })
+    }
+
     /// A copy of [`Self::pages`].
     pub(crate) fn pages_vec(&self) -> Result<KVec<usize>> {
         let mut pages = KVec::new();
         pages.extend_from_slice(&self.pages, GFP_KERNEL)?;
         Ok(pages)
-    }
-
-    /// Whether no ring holds an unread event.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.cpus.iter().all(|r| !r.has_unread())
     }
 
     /// Bytes of event data the ring of `cpu` holds.
@@ -85,7 +113,7 @@ impl TraceBuffer {
 
     /// The ring of `cpu`.
     pub(crate) fn cpu(&self, cpu: usize) -> Option<&CpuRing<KernelPages>> {
-        self.cpus.get(cpu)
+        self.cpus.get(cpu).map(|ring| &**ring)
     }
 
     /// Number of rings (possible CPU ids).

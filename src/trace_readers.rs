@@ -92,12 +92,24 @@ fn cpu_of(index: usize) -> Option<usize> {
     (index & !SNAPSHOT).checked_sub(1)
 }
 
+/// What an empty `snapshot` file shows: its commands.
 const SNAPSHOT_HELP: &str = "\
 # Snapshot commands:
 # echo 0 > snapshot : Clears and frees snapshot buffer
 # echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.
 #                      Takes a snapshot of the main buffer.
 # echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)
+#                      (Doesn't have to be '2' works with any number that
+#                       is not a '0' or '1')
+";
+
+/// What an empty `per_cpu/cpuN/snapshot` file shows.
+const SNAPSHOT_CPU_HELP: &str = "\
+# Snapshot commands:
+# echo 0 > snapshot : Invalid for per_cpu snapshot file.
+# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.
+#                      Takes a snapshot of the main buffer for this cpu.
+# echo 2 > snapshot : Clears this cpu's snapshot buffer (but does not allocate)
 #                      (Doesn't have to be '2' works with any number that
 #                       is not a '0' or '1')
 ";
@@ -189,15 +201,22 @@ impl TraceFile {
         let irq_info = self.instance.options().has(trace_options::IRQ_INFO);
         let tracer = self.instance.tracer_name();
         // An empty snapshot shows how to use it instead of the columns.
-        if self.index & SNAPSHOT != 0 && self.buffer.as_ref().is_none_or(|b| b.is_empty()) {
+        let empty = |b: &Arc<TraceBuffer>| {
+            cpus_of(b, self.index).all(|cpu| b.cpu(cpu).is_none_or(|r| !r.has_unread()))
+        };
+        if self.index & SNAPSHOT != 0 && self.buffer.as_ref().is_none_or(empty) {
             let state = if self.buffer.is_some() {
                 "allocated"
             } else {
                 "freed"
             };
+            let help = match cpu_of(self.index) {
+                None => SNAPSHOT_HELP,
+                Some(_) => SNAPSHOT_CPU_HELP,
+            };
             return fmt_result(write!(
                 Text(text),
-                "# tracer: {tracer}\n#\n#\n# * Snapshot is {state} *\n#\n{SNAPSHOT_HELP}"
+                "# tracer: {tracer}\n#\n#\n# * Snapshot is {state} *\n#\n{help}"
             ));
         }
         fmt_result(output::write_trace_header(
@@ -220,10 +239,7 @@ impl Stream for TraceFile {
     ) -> Result<Self> {
         let snapshot = index & SNAPSHOT != 0;
         if truncate && !snapshot {
-            match cpu_of(index) {
-                None => instance.buffer().reset(),
-                Some(cpu) => instance.buffer().reset_cpu(cpu),
-            }
+            instance.clear(cpu_of(index));
         }
         let buffer = if snapshot {
             instance.snapshot()
@@ -284,7 +300,8 @@ impl Stream for TraceFile {
     /// A write to `trace` (after the `O_TRUNC` of `echo > trace`) is
     /// accepted and ignored, as in ftrace. A write to `snapshot` is a
     /// command: 0 frees the snapshot, 1 takes one, any other number clears
-    /// it; per CPU, 0 and 1 are refused.
+    /// it; per CPU, 1 swaps only that CPU's ring and 0 is refused (the
+    /// snapshot buffer is freed as a whole).
     fn write(&mut self, data: &[u8], len: usize) -> Result {
         if self.index & SNAPSHOT == 0 {
             return Ok(());
@@ -294,12 +311,12 @@ impl Stream for TraceFile {
         }
         let cpu = cpu_of(self.index);
         match (input::parse_u64(data).map_err(|_| EINVAL)?, cpu) {
-            (0 | 1, Some(_)) => Err(EINVAL),
+            (0, Some(_)) => Err(EINVAL),
             (0, None) => {
                 self.instance.free_snapshot();
                 Ok(())
             }
-            (1, None) => self.instance.take_snapshot(),
+            (1, cpu) => self.instance.take_snapshot(cpu),
             (_, cpu) => {
                 self.instance.clear_snapshot(cpu);
                 Ok(())
