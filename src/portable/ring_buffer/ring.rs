@@ -106,6 +106,8 @@ pub(crate) struct Stats {
 #[must_use]
 pub(crate) struct Reservation {
     page: u64,
+    /// Where `page` is in the store (`page % slots`, computed once).
+    slot: usize,
     /// Word index of the payload in the page data.
     word: usize,
     len: usize,
@@ -358,16 +360,14 @@ impl<S: PageStore> CpuRing<S> {
                     continue;
                 }
                 let page = self.full_page(low);
+                let slot = self.slot(page);
                 if offset == 0 {
                     // This writer owns the start of the page.
-                    self.pages
-                        .page(self.slot(page))
-                        .time_stamp
-                        .store(now, Relaxed);
+                    self.pages.page(slot).time_stamp.store(now, Relaxed);
                 }
                 let mut word = offset / 4;
                 if let Some(words) = time_words {
-                    self.store_words(page, word, &words);
+                    self.store_words(slot, word, &words);
                     word += 2;
                 }
                 let delta = if time_words.is_some() || offset == 0 {
@@ -375,26 +375,27 @@ impl<S: PageStore> CpuRing<S> {
                 } else {
                     delta
                 };
-                break Some((page, word, delta, now));
+                break Some((page, slot, word, delta, now));
             }
             match self.move_to_next_page(w, low, offset, size, now) {
-                Some(page) => break Some((page, 0, 0, now)),
+                Some(page) => break Some((page, self.slot(page), 0, 0, now)),
                 None if self.write.load(Relaxed) != w => continue,
                 None => break None,
             }
         };
-        let Some((page, word, delta, now)) = reserved else {
+        let Some((page, slot, word, delta, now)) = reserved else {
             self.dropped.add(1);
             self.end_nesting();
             return None;
         };
         let (head, n) = format::data_header(len, delta);
-        self.store_words(page, word, &head[..n]);
-        self.pages.meta(self.slot(page)).entries.add(1);
+        self.store_words(slot, word, &head[..n]);
+        self.pages.meta(slot).entries.add(1);
         self.written.add(1);
         self.last_ts.store(now, Relaxed);
         Some(Reservation {
             page,
+            slot,
             word: word + n,
             len,
         })
@@ -476,8 +477,8 @@ impl<S: PageStore> CpuRing<S> {
         }
     }
 
-    fn store_words(&self, page: u64, word: usize, words: &[u32]) {
-        let data = &self.pages.page(self.slot(page)).data;
+    fn store_words(&self, slot: usize, word: usize, words: &[u32]) {
+        let data = &self.pages.page(slot).data;
         for (i, &value) in words.iter().enumerate() {
             if let Some(slot) = data.get(word + i) {
                 slot.store(value, Relaxed);
@@ -488,25 +489,29 @@ impl<S: PageStore> CpuRing<S> {
     /// Writes the payload of a reservation (`bytes` beyond its length are
     /// ignored, missing ones are zero).
     pub(crate) fn fill(&self, r: &Reservation, bytes: &[u8]) {
-        let data = &self.pages.page(self.slot(r.page)).data;
-        for i in 0..r.len.div_ceil(4) {
-            let mut word = [0u8; 4];
-            for (j, byte) in word.iter_mut().enumerate() {
-                let at = i * 4 + j;
-                if at < r.len {
-                    *byte = bytes.get(at).copied().unwrap_or(0);
-                }
-            }
-            if let Some(slot) = data.get(r.word + i) {
-                slot.store(u32::from_le_bytes(word), Relaxed);
-            }
+        let Some(data) = self.pages.page(r.slot).data.get(r.word..) else {
+            return;
+        };
+        let bytes = &bytes[..bytes.len().min(r.len)];
+        let mut words = data[..r.len.div_ceil(4).min(data.len())].iter();
+        let mut chunks = bytes.chunks_exact(4);
+        // Chunks first: `zip` then stops without taking a word it won't fill.
+        for (chunk, slot) in (&mut chunks).zip(&mut words) {
+            slot.store(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]), Relaxed);
+        }
+        let mut tail = [0u8; 4];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        let mut tail = Some(u32::from_le_bytes(tail));
+        // The partial last word, then zeros for bytes not given.
+        for slot in words {
+            slot.store(tail.take().unwrap_or(0), Relaxed);
         }
     }
 
     /// Commits a filled reservation. The event becomes visible to readers
     /// when the outermost nested writer of this CPU commits.
     pub(crate) fn commit(&self, r: Reservation) {
-        if self.pages.meta(self.slot(r.page)).number.load(Relaxed) != r.page {
+        if self.pages.meta(r.slot).number.load(Relaxed) != r.page {
             // Nested writers wrapped the whole ring over this event.
             self.commit_overrun.add(1);
         }
