@@ -332,7 +332,9 @@ pub(crate) struct TracePipe {
     index: usize,
     sources: KVec<(usize, Peeked)>,
     cursors: KVec<Cursor>,
-    scratch: KBox<[u8; PAGE_SIZE]>,
+    /// One scratch page per CPU: a cursor reads its page's later events
+    /// from the copy it made (see `CpuRing::consume`).
+    scratch: KVec<KBox<[u8; PAGE_SIZE]>>,
 }
 
 impl TracePipe {
@@ -347,7 +349,7 @@ impl TracePipe {
             };
             if let Some(ev) = ring.consume(
                 &mut self.cursors[i],
-                &mut self.scratch,
+                &mut self.scratch[i],
                 &mut peeked.payload[..],
             ) {
                 (peeked.len, peeked.ts, peeked.lost, peeked.full) = (ev.len, ev.ts, ev.lost, true);
@@ -370,11 +372,12 @@ impl Stream for TracePipe {
             index,
             sources: KVec::new(),
             cursors: KVec::new(),
-            scratch: page_buffer()?,
+            scratch: KVec::new(),
         };
         for cpu in cpus_of(&buffer, index) {
             this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
             this.cursors.push(Cursor::new(), GFP_KERNEL)?;
+            this.scratch.push(page_buffer()?, GFP_KERNEL)?;
         }
         Ok(this)
     }

@@ -122,6 +122,10 @@ pub(crate) struct Cursor {
     ts: u64,
     /// Overrun already reported to this reader.
     seen_overrun: u64,
+    /// The page number and committed length that the reader's scratch page
+    /// holds a copy of, for consuming readers: later events of that page
+    /// are read from the copy instead of copying the page again.
+    copied: Option<(u64, usize)>,
 }
 
 impl Cursor {
@@ -134,6 +138,7 @@ impl Cursor {
             offset: 0,
             ts: 0,
             seen_overrun: 0,
+            copied: None,
         }
     }
 }
@@ -618,6 +623,8 @@ impl<S: PageStore> CpuRing<S> {
 
     /// Copies the oldest page with unread data into `page` and finds where
     /// its unconsumed events start; `None` when nothing is committed there.
+    /// A copy made by an earlier call with the same cursor and scratch page
+    /// is used again while it still holds unconsumed events.
     fn unread_part(
         &self,
         cursor: &mut Cursor,
@@ -627,12 +634,17 @@ impl<S: PageStore> CpuRing<S> {
             let h = self.head.load(Acquire);
             let (head_page, consumed) = unpack_head(h);
             let (_, _, commit_page) = self.unread();
+            if let Some(part) = self.reuse_copy(cursor, page, h, commit_page) {
+                return Some(part);
+            }
             let Some(len) = self.snapshot(head_page, page) else {
+                cursor.copied = None;
                 if self.head.load(Acquire) != h {
                     continue;
                 }
                 return None;
             };
+            cursor.copied = Some((head_page, len));
             let (offset, ts) = Self::locate(cursor, head_page, consumed, page, len);
             return Some(UnreadPart {
                 h,
@@ -646,6 +658,36 @@ impl<S: PageStore> CpuRing<S> {
         }
     }
 
+    /// The unread part of the page `cursor` says `page` holds a copy of, if
+    /// that is the head page, the copy still has unconsumed events, and the
+    /// page has not been reused since it was copied (page numbers only
+    /// grow, so an unchanged number means committed bytes are unchanged).
+    fn reuse_copy(
+        &self,
+        cursor: &mut Cursor,
+        page: &[u8; format::PAGE_SIZE],
+        h: u64,
+        commit_page: u64,
+    ) -> Option<UnreadPart> {
+        let (head_page, consumed) = unpack_head(h);
+        let (copied, len) = cursor.copied?;
+        if copied != head_page || self.pages.meta(self.slot(head_page)).number.load(Acquire) != head_page {
+            return None;
+        }
+        let (offset, ts) = Self::locate(cursor, head_page, consumed, page, len);
+        let data = &page[format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len];
+        let has_event = matches!(PageDecoder::new(data, ts).next(), Some(Ok(_)));
+        has_event.then_some(UnreadPart {
+            h,
+            head_page,
+            consumed,
+            commit_page,
+            len,
+            offset,
+            ts,
+        })
+    }
+
     /// Events overwritten since the cursor last asked.
     fn take_lost(&self, cursor: &mut Cursor) -> u64 {
         let overrun = self.overrun.load(Relaxed);
@@ -655,7 +697,8 @@ impl<S: PageStore> CpuRing<S> {
     }
 
     /// Consumes the oldest unread event: its payload is copied to `payload`
-    /// (cut to its size); `page` is the reader's scratch page. Returns
+    /// (cut to its size); `page` is the reader's scratch page, the same one
+    /// in every call with this cursor (it keeps the page copy). Returns
     /// `None` when nothing is committed beyond what was read.
     pub(crate) fn consume(
         &self,

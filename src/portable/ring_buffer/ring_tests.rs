@@ -132,6 +132,36 @@ fn events_come_back_in_order_across_pages() {
 }
 
 #[test]
+fn consuming_reader_sees_events_added_to_a_page_it_copied() {
+    let r = ring(4);
+    let clock = counter_clock();
+    let mut cursor = Cursor::new();
+    let mut page = [0u8; format::PAGE_SIZE];
+    let mut buf = [0u8; format::PAGE_SIZE];
+    let mut seqs = Vec::new();
+    let mut next = |cursor: &mut Cursor, page: &mut [u8; format::PAGE_SIZE]| {
+        r.consume(cursor, page, &mut buf)
+            .map(|ev| check_payload(&buf[..ev.len]).1)
+    };
+    let mut seq = 0;
+    for round in 0..60 {
+        // Writes land in the page the reader copied; it must not stop at
+        // the end of its copy, nor read an event twice.
+        for _ in 0..round % 4 + 1 {
+            assert!(write(&r, &clock, 0, seq, 20));
+            seq += 1;
+        }
+        if let Some(s) = next(&mut cursor, &mut page) {
+            seqs.push(s);
+        }
+    }
+    while let Some(s) = next(&mut cursor, &mut page) {
+        seqs.push(s);
+    }
+    assert_eq!(seqs, (0..seq).collect::<Vec<_>>());
+}
+
+#[test]
 fn time_extends_and_absolute_stamps() {
     let r = ring(4);
     let times = [
@@ -341,14 +371,15 @@ fn concurrent_writers_nesting_and_two_readers() {
             thread::spawn(move || {
                 let mut seen = vec![Vec::new(); CPUS];
                 let mut cursors: Vec<Cursor> = (0..CPUS).map(|_| Cursor::new()).collect();
-                let mut scratch = [0u8; format::PAGE_SIZE];
+                // A scratch page per cursor, as `consume` requires.
+                let mut scratch = vec![[0u8; format::PAGE_SIZE]; CPUS];
                 let mut buf = [0u8; format::PAGE_SIZE];
                 loop {
                     let finished = done.load(Acquire);
                     let mut any = false;
                     for cpu in 0..CPUS {
                         while let Some(ev) =
-                            rings[cpu].consume(&mut cursors[cpu], &mut scratch, &mut buf)
+                            rings[cpu].consume(&mut cursors[cpu], &mut scratch[cpu], &mut buf)
                         {
                             seen[cpu].push((ev.ts, check_payload(&buf[..ev.len]).1));
                             any = true;
