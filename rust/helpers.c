@@ -136,6 +136,11 @@ void rft_wake_up_all(struct wait_queue_head *wq)
 	wake_up_interruptible_all(wq);
 }
 
+bool rft_wq_has_sleeper(struct wait_queue_head *wq)
+{
+	return wq_has_sleeper(wq);
+}
+
 /* wait_event_interruptible() with the condition as a callback. */
 int rft_wait_event_interruptible(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg)
 {

@@ -36,6 +36,7 @@ struct file;
 struct poll_table_struct;
 void rft_init_waitqueue_head(struct wait_queue_head *wq);
 void rft_wake_up_all(struct wait_queue_head *wq);
+bool rft_wq_has_sleeper(struct wait_queue_head *wq);
 int rft_wait_event_interruptible(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg);
 void rft_poll_wait(struct file *file, struct wait_queue_head *wq, struct poll_table_struct *pt);
 void rft_current_comm(char *buf);

@@ -28,10 +28,16 @@ impl WaitQueue {
         })
     }
 
-    /// Wakes every waiter. Not from NMI context.
+    /// Wakes every waiter, if there is one (then taking the queue's lock).
+    /// Call after making the data waited for visible; the check's full
+    /// barrier pairs with the one a waiter has between queueing itself and
+    /// testing its condition, so no waiter is missed. Not from NMI context.
     pub(crate) fn wake_all(&self) {
         // SAFETY: the head was initialised in `new`.
-        unsafe { bindings::rft_wake_up_all(self.head.get()) };
+        if unsafe { bindings::rft_wq_has_sleeper(self.head.get()) } {
+            // SAFETY: as above.
+            unsafe { bindings::rft_wake_up_all(self.head.get()) };
+        }
     }
 
     /// Sleeps until `ready()` holds; fails with `ERESTARTSYS` when a signal
