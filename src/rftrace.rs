@@ -27,9 +27,13 @@ module! {
     description: "ftrace rebuilt as a loadable Rust module",
     license: "GPL",
     params: {
-        bench_events: u64 {
+        bench_ms: u64 {
             default: 0,
-            description: "At load, write this many 10-byte events to the buffer and log the cost per event (a benchmark; 0: none)",
+            description: "At load, write 10-byte events to the buffer for this many milliseconds and log the cost per event, as ring_buffer_benchmark does (a benchmark; 0: none)",
+        },
+        bench_reader: u8 {
+            default: 0,
+            description: "With bench_ms: 1 runs a consumer that reads pages meanwhile, 0 none",
         },
     },
 }
@@ -46,7 +50,11 @@ impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let top = instance::Instance::new_top();
         if let Ok(top) = &top {
-            bench::run(top, *module_parameters::bench_events.value());
+            bench::run(
+                top,
+                *module_parameters::bench_ms.value(),
+                *module_parameters::bench_reader.value() != 0,
+            );
         }
         try_pin_init!(Self {
             fs <- rftracefs::Registration::new(module, top?),

@@ -10,6 +10,10 @@
 //! page ts=<ns> commit=<bytes> missed=<0|1> stored=<count or ->
 //! event ts=<ns> pid=<pid> <text as the trace file shows it>
 //! ```
+//!
+//! `rawdecode --drain FILE` (for the benchmarks) reads any file opened
+//! non-blocking, 64 KiB at a time, until nothing is left, and prints
+//! `<bytes> <nanoseconds taken>`.
 
 #![allow(dead_code)]
 
@@ -80,8 +84,39 @@ fn print_page(page: &[u8; format::PAGE_SIZE]) -> Result<(), String> {
     Ok(())
 }
 
+/// Reads `path` (non-blocking) until empty; returns the bytes read and the
+/// nanoseconds that took.
+fn drain(path: &str) -> io::Result<(u64, u128)> {
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let mut chunk = vec![0u8; 65536];
+    let mut total = 0u64;
+    let start = std::time::Instant::now();
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => total += n as u64,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((total, start.elapsed().as_nanos()))
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() == 2 && args[0] == "--drain" {
+        match drain(&args[1]) {
+            Ok((bytes, ns)) => println!("{bytes} {ns}"),
+            Err(e) => {
+                eprintln!("rawdecode: {}: {e}", args[1]);
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     let splice = args.first().is_some_and(|a| a == "--splice");
     if splice {
         args.remove(0);
