@@ -502,7 +502,10 @@ impl<S: PageStore> CpuRing<S> {
         let mut chunks = bytes.chunks_exact(4);
         // Chunks first: `zip` then stops without taking a word it won't fill.
         for (chunk, slot) in (&mut chunks).zip(&mut words) {
-            slot.store(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]), Relaxed);
+            slot.store(
+                u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]),
+                Relaxed,
+            );
         }
         let mut tail = [0u8; 4];
         tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
@@ -671,7 +674,9 @@ impl<S: PageStore> CpuRing<S> {
     ) -> Option<UnreadPart> {
         let (head_page, consumed) = unpack_head(h);
         let (copied, len) = cursor.copied?;
-        if copied != head_page || self.pages.meta(self.slot(head_page)).number.load(Acquire) != head_page {
+        if copied != head_page
+            || self.pages.meta(self.slot(head_page)).number.load(Acquire) != head_page
+        {
             return None;
         }
         let (offset, ts) = Self::locate(cursor, head_page, consumed, page, len);
