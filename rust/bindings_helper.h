@@ -9,6 +9,7 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
+#include <linux/irq_work.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/namei.h>

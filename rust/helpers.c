@@ -13,6 +13,7 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/irq_work.h>
 #include <linux/wait.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
@@ -139,6 +140,11 @@ void rft_wake_up_all(struct wait_queue_head *wq)
 bool rft_wq_has_sleeper(struct wait_queue_head *wq)
 {
 	return wq_has_sleeper(wq);
+}
+
+void rft_init_irq_work(struct irq_work *work, void (*func)(struct irq_work *))
+{
+	init_irq_work(work, func);
 }
 
 /* wait_event_interruptible() with the condition as a callback. */

@@ -6,15 +6,23 @@
 use crate::bindings;
 use kernel::{error::to_result, ffi::c_void, prelude::*, types::Opaque};
 
-/// A kernel `wait_queue_head`.
-#[pin_data]
+/// A kernel `wait_queue_head` for readers, and the `irq_work` through
+/// which writers in any context (NMI included) wake them.
+///
+/// # Invariants
+///
+/// `head` and `work` are initialised by [`WaitQueue::new`]; `work` is
+/// never pending or running once [`PinnedDrop::drop`] has run.
+#[pin_data(PinnedDrop)]
 pub(crate) struct WaitQueue {
     #[pin]
     head: Opaque<bindings::wait_queue_head>,
+    #[pin]
+    work: Opaque<bindings::irq_work>,
 }
 
 // SAFETY: a wait queue head is designed to be used from any thread; its
-// own spinlock protects it.
+// own spinlock protects it. An irq_work may be queued from any context.
 unsafe impl Send for WaitQueue {}
 // SAFETY: as above.
 unsafe impl Sync for WaitQueue {}
@@ -25,19 +33,40 @@ impl WaitQueue {
         pin_init!(Self {
             // SAFETY: `slot` is valid for writes and pinned.
             head <- Opaque::ffi_init(|slot| unsafe { bindings::rft_init_waitqueue_head(slot) }),
+            // SAFETY: as above; the callback only uses the queue it is in.
+            work <- Opaque::ffi_init(|slot| unsafe {
+                bindings::rft_init_irq_work(slot, Some(Self::wake_from_irq_work))
+            }),
         })
     }
 
-    /// Wakes every waiter, if there is one (then taking the queue's lock).
-    /// Call after making the data waited for visible; the check's full
-    /// barrier pairs with the one a waiter has between queueing itself and
-    /// testing its condition, so no waiter is missed. Not from NMI context.
+    /// Wakes every waiter, if there is one, from any context, NMI included:
+    /// the wake-up itself runs soon after in hard interrupt context (as the
+    /// kernel's ring buffer defers it). Call after making the data waited
+    /// for visible; the check's full barrier pairs with the one a waiter
+    /// has between queueing itself and testing its condition.
     pub(crate) fn wake_all(&self) {
-        // SAFETY: the head was initialised in `new`.
+        // SAFETY: the head was initialised in `new`; the check only reads
+        // it, which is safe in any context.
         if unsafe { bindings::rft_wq_has_sleeper(self.head.get()) } {
-            // SAFETY: as above.
-            unsafe { bindings::rft_wake_up_all(self.head.get()) };
+            // SAFETY: `work` was initialised in `new` and lives until
+            // `drop` has synced it; queueing an already queued work is a
+            // no-op.
+            unsafe { bindings::irq_work_queue(self.work.get()) };
         }
+    }
+
+    /// The deferred half of [`Self::wake_all`].
+    ///
+    /// # Safety
+    ///
+    /// `work` must be the `work` field of a live [`WaitQueue`].
+    unsafe extern "C" fn wake_from_irq_work(work: *mut bindings::irq_work) {
+        // SAFETY: per the contract, `work` is inside a `WaitQueue`, which
+        // `drop` keeps alive until this has returned.
+        let this = unsafe { &*kernel::container_of!(Opaque::cast_from(work).cast_mut(), Self, work) };
+        // SAFETY: the head was initialised in `new`.
+        unsafe { bindings::rft_wake_up_all(this.head.get()) };
     }
 
     /// Sleeps until `ready()` holds; fails with `ERESTARTSYS` when a signal
@@ -75,5 +104,14 @@ impl WaitQueue {
         // SAFETY: per the contract; the head outlives the open file (it
         // belongs to the instance the file keeps alive).
         unsafe { bindings::rft_poll_wait(file, self.head.get(), table) };
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for WaitQueue {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: `work` was initialised in `new`; after this it is neither
+        // pending nor running, so the queue may go.
+        unsafe { bindings::irq_work_sync(self.work.get()) };
     }
 }
