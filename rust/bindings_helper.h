@@ -10,6 +10,8 @@
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/irq_work.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
@@ -31,6 +33,7 @@ const unsigned int RFT_O_TRUNC = O_TRUNC;
 const unsigned int RFT_FMODE_READ = (__force unsigned int)FMODE_READ;
 const unsigned int RFT_FMODE_WRITE = (__force unsigned int)FMODE_WRITE;
 const int RFT_ENOPARAM = ENOPARAM;
+const unsigned int RFT_KSYM_SYMBOL_LEN = KSYM_SYMBOL_LEN;
 const unsigned int RFT_SOFTIRQ_OFFSET = SOFTIRQ_OFFSET;
 const unsigned int RFT_HARDIRQ_MASK = HARDIRQ_MASK;
 const unsigned int RFT_NMI_MASK = NMI_MASK;

@@ -64,6 +64,10 @@ pub(crate) struct Instance {
     clock: Atomic<u32>,
     /// The `counter` clock's value.
     counter: Atomic<u64>,
+    /// What `print` records name as their origin: the kernel's own
+    /// `tracing_mark_write`, so that they print (and trace-cmd shows them)
+    /// as ftrace's markers do; 0 when it cannot be found.
+    marker_ip: u64,
     live: Atomic<*mut TraceBuffer>,
     #[pin]
     buffer: Mutex<Arc<TraceBuffer>>,
@@ -100,6 +104,8 @@ impl Instance {
                 options: Atomic::new(OptionSet::defaults().0),
                 clock: Atomic::new(u32::from(TraceClock::Local.index())),
                 counter: Atomic::new(0),
+                marker_ip: crate::symbols::address_of(kernel::c_str!("tracing_mark_write"))
+                    .map_or(0, |a| a as u64),
                 live: Atomic::new(live),
                 buffer <- new_mutex!(buffer),
                 spare <- new_mutex!(None),
@@ -340,7 +346,7 @@ impl Instance {
                     kind: records::TYPE_PRINT,
                     ..header
                 },
-                0,
+                self.marker_ip,
                 text,
             )
         })

@@ -14,6 +14,7 @@ mod instance;
 mod portable;
 mod rftracefs;
 mod ring_buffer;
+mod symbols;
 mod trace_readers;
 mod tracer;
 mod wait;

@@ -25,7 +25,7 @@ use crate::instance::Instance;
 use crate::portable::{
     input,
     output::{self, EntryHeader},
-    records,
+    records::{self, SymbolStyle},
     ring_buffer::{
         format::PAGE_SIZE,
         iter::RingIter,
@@ -35,6 +35,7 @@ use crate::portable::{
 };
 use crate::rftracefs::Stream;
 use crate::ring_buffer::TraceBuffer;
+use crate::symbols::Kallsyms;
 use core::fmt::{self, Write};
 use kernel::{prelude::*, sync::Arc};
 
@@ -137,39 +138,61 @@ fn oldest(peeked: &[(usize, Peeked)]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// Appends the text line of one event.
+/// Appends the line of one event, in the form the options ask for: `bin`
+/// before `hex` before `raw` before the default text, as ftrace.
 fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> Result {
-    let mut out = Text(text);
     if p.lost > 0 {
-        fmt_result(writeln!(out, "CPU:{cpu} [LOST {} EVENTS]", p.lost))?;
+        fmt_result(writeln!(Text(text), "CPU:{cpu} [LOST {} EVENTS]", p.lost))?;
     }
     let record = &p.payload[..p.len];
     let Some(header) = EntryHeader::from_bytes(record) else {
         return Ok(());
     };
     let options = instance.options();
+    let context = options.has(trace_options::CONTEXT_INFO);
+    let (pid, cpu32) = (header.pid, cpu as u32);
+    if options.has(trace_options::BIN) {
+        if context {
+            text.extend_from_slice(&records::bin_context(pid, cpu32, p.ts), GFP_KERNEL)?;
+        }
+        return fmt_result(records::write_hex_or_bin_body(
+            &mut Text(text),
+            &header,
+            false,
+        ));
+    }
+    let mut out = Text(text);
+    if options.has(trace_options::HEX) {
+        if context {
+            fmt_result(records::write_hex_context(&mut out, pid, cpu32, p.ts))?;
+        }
+        return fmt_result(records::write_hex_or_bin_body(&mut out, &header, true));
+    }
     if options.has(trace_options::RAW) {
-        if options.has(trace_options::CONTEXT_INFO) {
-            fmt_result(write!(out, "{} {cpu} {} ", header.pid, p.ts))?;
+        if context {
+            fmt_result(write!(out, "{pid} {cpu} {} ", p.ts))?;
         }
         return fmt_result(records::write_raw_body(&mut out, &header, record));
     }
-    if !options.has(trace_options::CONTEXT_INFO) {
-        return fmt_result(records::write_body(&mut out, &header, record));
+    let style = SymbolStyle {
+        offset: options.has(trace_options::SYM_OFFSET),
+        address: options.has(trace_options::SYM_ADDR),
+    };
+    if context {
+        let comm = instance.comm(pid);
+        fmt_result(output::write_context(
+            &mut out,
+            comm.as_str(),
+            &header,
+            cpu32,
+            p.ts,
+            options.has(trace_options::IRQ_INFO),
+            instance.clock().in_ns(),
+        ))?;
     }
-    let irq_info = options.has(trace_options::IRQ_INFO);
-    let comm = instance.comm(header.pid);
-    let in_ns = instance.clock().in_ns();
-    fmt_result(output::write_context(
-        &mut out,
-        comm.as_str(),
-        &header,
-        cpu as u32,
-        p.ts,
-        irq_info,
-        in_ns,
-    ))?;
-    fmt_result(records::write_body(&mut out, &header, record))
+    fmt_result(records::write_body(
+        &mut out, &header, record, &Kallsyms, style,
+    ))
 }
 
 /// `trace`: a non-consuming, merged walk.

@@ -64,7 +64,8 @@ impl WaitQueue {
     unsafe extern "C" fn wake_from_irq_work(work: *mut bindings::irq_work) {
         // SAFETY: per the contract, `work` is inside a `WaitQueue`, which
         // `drop` keeps alive until this has returned.
-        let this = unsafe { &*kernel::container_of!(Opaque::cast_from(work).cast_mut(), Self, work) };
+        let this =
+            unsafe { &*kernel::container_of!(Opaque::cast_from(work).cast_mut(), Self, work) };
         // SAFETY: the head was initialised in `new`.
         unsafe { bindings::rft_wake_up_all(this.head.get()) };
     }

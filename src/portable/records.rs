@@ -82,17 +82,65 @@ pub(crate) fn encode_print(out: &mut [u8], header: EntryHeader, ip: u64, text: &
     body[end] = 0;
 }
 
+/// Names code addresses: kallsyms in the module, a table in tests.
+pub(crate) trait Symbols {
+    /// Writes the name of the function that holds `address`, with
+    /// `+offset/size` when `offset` (the kernel's `%pS`; else `%ps`).
+    /// `None` when no symbol holds it.
+    fn write_symbol(
+        &self,
+        out: &mut dyn fmt::Write,
+        address: u64,
+        offset: bool,
+    ) -> Option<fmt::Result>;
+}
+
+/// How code addresses print: the `sym-offset` and `sym-addr` options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SymbolStyle {
+    /// `sym-offset`: `func+0x1c/0x80`.
+    pub(crate) offset: bool,
+    /// `sym-addr`: the address follows, ` <ffffffff81234567>`.
+    pub(crate) address: bool,
+}
+
+/// Writes a code address as ftrace does (`seq_print_ip_sym`): `0` for
+/// none, else the symbol (or the address in hex when there is none), and
+/// the address too with `sym-addr`.
+pub(crate) fn write_ip_sym(
+    out: &mut dyn fmt::Write,
+    symbols: &dyn Symbols,
+    ip: u64,
+    style: SymbolStyle,
+) -> fmt::Result {
+    if ip == 0 {
+        return out.write_char('0');
+    }
+    match symbols.write_symbol(out, ip, style.offset) {
+        Some(written) => written?,
+        None => write!(out, "0x{ip:08x}")?,
+    }
+    if style.address {
+        write!(out, " <{ip:016x}>")?;
+    }
+    Ok(())
+}
+
 /// Writes what follows the context columns for a record: the event's own
-/// text (for `print`: `tracing_mark_write: <text>`).
+/// text (for `print`: `tracing_mark_write: <text>`, the function named by
+/// the record's `ip`).
 pub(crate) fn write_body(
     out: &mut dyn fmt::Write,
     header: &EntryHeader,
     record: &[u8],
+    symbols: &dyn Symbols,
+    style: SymbolStyle,
 ) -> fmt::Result {
     match header.kind {
         TYPE_PRINT => {
             let text = print_text(record);
-            out.write_str("tracing_mark_write: ")?;
+            write_ip_sym(out, symbols, print_ip(record), style)?;
+            out.write_str(": ")?;
             write_lossy(out, text)?;
             if !text.ends_with(b"\n") {
                 out.write_char('\n')?;
@@ -112,16 +160,57 @@ pub(crate) fn write_raw_body(
 ) -> fmt::Result {
     match header.kind {
         TYPE_PRINT => {
-            let ip = record
-                .get(ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8)
-                .and_then(|b| b.try_into().ok())
-                .map_or(0, u64::from_le_bytes);
-            write!(out, "# {ip:x} ")?;
+            write!(out, "# {:x} ", print_ip(record))?;
             let text = print_text(record);
             write_lossy(out, text)
         }
-        _ => write_body(out, header, record),
+        TYPE_RAW_DATA => write_raw_data(out, record),
+        kind => writeln!(out, "Unknown type {kind}"),
     }
+}
+
+/// Writes the context columns as the `hex` option shows them: pid, CPU
+/// and time stamp as fixed-width hex numbers.
+pub(crate) fn write_hex_context(
+    out: &mut dyn fmt::Write,
+    pid: i32,
+    cpu: u32,
+    ts: u64,
+) -> fmt::Result {
+    write!(out, "{:08x} {cpu:08x} {ts:016x} ", pid as u32)
+}
+
+/// The context columns as the `bin` option writes them: pid, CPU and time
+/// stamp in their in-memory form.
+pub(crate) fn bin_context(pid: i32, cpu: u32, ts: u64) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    b[..4].copy_from_slice(&pid.to_le_bytes());
+    b[4..8].copy_from_slice(&cpu.to_le_bytes());
+    b[8..].copy_from_slice(&ts.to_le_bytes());
+    b
+}
+
+/// Writes a record's body as the `hex` and `bin` options show it. Neither
+/// record type has a hex or binary form of its own, so, as in the kernel,
+/// a placeholder naming the type stands for it (`hex` adds an empty line).
+pub(crate) fn write_hex_or_bin_body(
+    out: &mut dyn fmt::Write,
+    header: &EntryHeader,
+    hex: bool,
+) -> fmt::Result {
+    writeln!(out, "type: {}", header.kind)?;
+    if hex {
+        out.write_char('\n')?;
+    }
+    Ok(())
+}
+
+/// The `ip` field of a print record.
+fn print_ip(record: &[u8]) -> u64 {
+    record
+        .get(ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
 }
 
 /// `# <id> buf: <bytes in hex>`, as ftrace prints raw data. Records are
@@ -164,6 +253,90 @@ fn write_lossy(out: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
 mod tests {
     use super::*;
 
+    /// One function, `tracing_mark_write`, at 0x1000..0x1080.
+    struct OneSymbol;
+
+    impl Symbols for OneSymbol {
+        fn write_symbol(
+            &self,
+            out: &mut dyn fmt::Write,
+            address: u64,
+            offset: bool,
+        ) -> Option<fmt::Result> {
+            let off = address.checked_sub(0x1000).filter(|&o| o < 0x80)?;
+            Some(if offset {
+                write!(out, "tracing_mark_write+{off:#x}/0x80")
+            } else {
+                out.write_str("tracing_mark_write")
+            })
+        }
+    }
+
+    fn body(header: &EntryHeader, rec: &[u8], style: SymbolStyle) -> String {
+        let mut s = String::new();
+        assert!(write_body(&mut s, header, rec, &OneSymbol, style).is_ok());
+        s
+    }
+
+    #[test]
+    fn symbol_options() {
+        let header = EntryHeader {
+            kind: TYPE_PRINT,
+            flags: 0,
+            preempt_count: 0,
+            pid: 9,
+        };
+        let mut rec = vec![0u8; print_record_size(b"hi")];
+        encode_print(&mut rec, header, 0x1004, b"hi");
+        assert_eq!(
+            body(&header, &rec, SymbolStyle::default()),
+            "tracing_mark_write: hi\n"
+        );
+        let offset = SymbolStyle {
+            offset: true,
+            address: false,
+        };
+        assert_eq!(
+            body(&header, &rec, offset),
+            "tracing_mark_write+0x4/0x80: hi\n"
+        );
+        let both = SymbolStyle {
+            offset: true,
+            address: true,
+        };
+        assert_eq!(
+            body(&header, &rec, both),
+            "tracing_mark_write+0x4/0x80 <0000000000001004>: hi\n"
+        );
+        encode_print(&mut rec, header, 0x9000, b"hi");
+        assert_eq!(
+            body(&header, &rec, SymbolStyle::default()),
+            "0x00009000: hi\n"
+        );
+        encode_print(&mut rec, header, 0, b"hi");
+        assert_eq!(body(&header, &rec, both), "0: hi\n");
+    }
+
+    #[test]
+    fn hex_and_bin_forms() {
+        let header = EntryHeader {
+            kind: TYPE_PRINT,
+            flags: 0,
+            preempt_count: 0,
+            pid: 1234,
+        };
+        let mut s = String::new();
+        assert!(write_hex_context(&mut s, 1234, 1, 0x2_dfdc_1c35).is_ok());
+        assert!(write_hex_or_bin_body(&mut s, &header, true).is_ok());
+        assert_eq!(s, "000004d2 00000001 00000002dfdc1c35 type: 5\n\n");
+        s.clear();
+        assert!(write_hex_or_bin_body(&mut s, &header, false).is_ok());
+        assert_eq!(s, "type: 5\n");
+        let b = bin_context(1234, 1, 7);
+        assert_eq!(&b[..8], &[0xd2, 4, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(&b[8..], &7u64.to_le_bytes());
+    }
+
     #[test]
     fn print_records_round_trip() {
         let header = EntryHeader {
@@ -174,9 +347,9 @@ mod tests {
         };
         for text in [&b"hello"[..], b"hello\n", b""] {
             let mut rec = vec![0u8; print_record_size(text)];
-            encode_print(&mut rec, header, 0xffff_ffff_8100_0000, text);
+            encode_print(&mut rec, header, 0x1010, text);
             let mut s = String::new();
-            assert!(write_body(&mut s, &header, &rec).is_ok());
+            assert!(write_body(&mut s, &header, &rec, &OneSymbol, SymbolStyle::default()).is_ok());
             let expect = format!(
                 "tracing_mark_write: {}\n",
                 core::str::from_utf8(text).unwrap_or("").trim_end()
@@ -197,7 +370,7 @@ mod tests {
         let mut rec = vec![0u8; raw_data_record_size(&data)];
         encode_raw_data(&mut rec, header, &data);
         let mut s = String::new();
-        assert!(write_body(&mut s, &header, &rec).is_ok());
+        assert!(write_body(&mut s, &header, &rec, &OneSymbol, SymbolStyle::default()).is_ok());
         assert_eq!(s, "# 2a buf: de ad\n");
         let header = EntryHeader {
             kind: TYPE_PRINT,
@@ -228,9 +401,9 @@ mod tests {
             pid: 9,
         };
         let mut rec = vec![0u8; print_record_size(b"a\x1bb")];
-        encode_print(&mut rec, header, 0, b"a\x1bb");
+        encode_print(&mut rec, header, 0x1000, b"a\x1bb");
         let mut s = String::new();
-        assert!(write_body(&mut s, &header, &rec).is_ok());
+        assert!(write_body(&mut s, &header, &rec, &OneSymbol, SymbolStyle::default()).is_ok());
         assert_eq!(s, "tracing_mark_write: a?b\n");
     }
 }

@@ -59,7 +59,47 @@ fn splice_page(file: &File, pipe: &(File, File), page: &mut [u8; format::PAGE_SI
     Ok(got)
 }
 
-fn print_page(page: &[u8; format::PAGE_SIZE]) -> Result<(), String> {
+/// Function symbols of /proc/kallsyms, sorted by address, to name the
+/// `ip` of print records as the kernel's `%ps` does (empty when the file
+/// cannot be read: addresses then print in hex).
+struct ProcKallsyms(Vec<(u64, String)>);
+
+impl ProcKallsyms {
+    fn load() -> Self {
+        let text = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
+        let mut syms: Vec<(u64, String)> = text
+            .lines()
+            .filter_map(|line| {
+                let mut f = line.split_whitespace();
+                let addr = u64::from_str_radix(f.next()?, 16).ok()?;
+                let kind = f.next()?;
+                let name = f.next()?;
+                (addr != 0 && matches!(kind, "t" | "T")).then(|| (addr, name.to_string()))
+            })
+            .collect();
+        syms.sort();
+        ProcKallsyms(syms)
+    }
+}
+
+impl records::Symbols for ProcKallsyms {
+    fn write_symbol(
+        &self,
+        out: &mut dyn std::fmt::Write,
+        address: u64,
+        offset: bool,
+    ) -> Option<std::fmt::Result> {
+        let i = self.0.partition_point(|(a, _)| *a <= address).checked_sub(1)?;
+        let (start, name) = &self.0[i];
+        Some(if offset {
+            write!(out, "{name}+{:#x}", address - start)
+        } else {
+            out.write_str(name)
+        })
+    }
+}
+
+fn print_page(page: &[u8; format::PAGE_SIZE], symbols: &ProcKallsyms) -> Result<(), String> {
     let ts = u64::from_le_bytes(page[..8].try_into().map_err(|_| "short page")?);
     let commit = u64::from_le_bytes(page[8..16].try_into().map_err(|_| "short page")?);
     let len = (commit & 0x3fff_ffff) as usize;
@@ -78,7 +118,8 @@ fn print_page(page: &[u8; format::PAGE_SIZE]) -> Result<(), String> {
         let record = record.map_err(|e| format!("bad event: {e:?}"))?;
         let header = EntryHeader::from_bytes(record.payload).ok_or("record without a header")?;
         let mut text = String::new();
-        records::write_body(&mut text, &header, record.payload).map_err(|_| "format")?;
+        records::write_body(&mut text, &header, record.payload, symbols, Default::default())
+            .map_err(|_| "format")?;
         print!("event ts={} pid={} {text}", record.ts, header.pid);
     }
     Ok(())
@@ -142,6 +183,7 @@ fn main() {
             (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1]))
         });
         let mut page = [0u8; format::PAGE_SIZE];
+        let symbols = ProcKallsyms::load();
         loop {
             let n = match &pipe {
                 Some(pipe) => splice_page(&file, pipe, &mut page),
@@ -154,7 +196,7 @@ fn main() {
             if n != format::PAGE_SIZE {
                 return Err(format!("short page: {n} bytes"));
             }
-            print_page(&page)?;
+            print_page(&page, &symbols)?;
         }
     };
     if let Err(e) = run() {
