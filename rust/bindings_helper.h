@@ -15,6 +15,7 @@
 #include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
+#include <linux/utsname.h>
 #include <linux/poll.h>
 #include <linux/preempt.h>
 #include <linux/wait.h>

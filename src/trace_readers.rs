@@ -21,6 +21,7 @@ pub(crate) const SNAPSHOT: usize = 1 << 16;
 /// The longest command `snapshot` accepts.
 const MAX_COMMAND: usize = 128;
 
+use crate::bindings;
 use crate::instance::Instance;
 use crate::portable::{
     input,
@@ -138,9 +139,60 @@ fn oldest(peeked: &[(usize, Peeked)]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
+/// The time stamp of the oldest peeked event other than `i`'s: the event
+/// printed after `i`'s, as far as the read-ahead knows.
+fn next_ts(peeked: &[(usize, Peeked)], i: usize) -> Option<u64> {
+    peeked
+        .iter()
+        .enumerate()
+        .filter(|&(j, (_, p))| j != i && p.full)
+        .map(|(_, (_, p))| p.ts)
+        .min()
+}
+
+/// The kernel release, as `uname -r` shows it.
+fn kernel_release() -> &'static str {
+    // SAFETY: `init_uts_ns` is a kernel global that lives forever; its
+    // release string is set at build time and never written.
+    let release = unsafe { &*core::ptr::addr_of!(bindings::init_uts_ns.name.release) };
+    // SAFETY: `c_char` and `u8` have the same size and alignment.
+    let bytes = unsafe { core::slice::from_raw_parts(release.as_ptr().cast::<u8>(), release.len()) };
+    let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    let original = &bytes[..len];
+    core::str::from_utf8(original).unwrap_or("")
+}
+
+/// The preemption model, named as the kernel's `preempt_model_str` does
+/// for a kernel built without dynamic preemption (with it, the mode chosen
+/// at boot is not visible to modules, and `PREEMPT(dynamic)` is shown).
+fn preempt_model() -> &'static str {
+    if cfg!(CONFIG_PREEMPT_DYNAMIC) {
+        "PREEMPT(dynamic)"
+    } else if cfg!(CONFIG_PREEMPT_RT) {
+        "PREEMPT_RT"
+    } else if cfg!(CONFIG_PREEMPT_LAZY) {
+        "PREEMPTLAZY"
+    } else if cfg!(CONFIG_PREEMPT_BUILD) {
+        "PREEMPT"
+    } else if cfg!(CONFIG_PREEMPT_VOLUNTARY_BUILD) {
+        "VOLUNTARY"
+    } else {
+        "NONE"
+    }
+}
+
 /// Appends the line of one event, in the form the options ask for: `bin`
 /// before `hex` before `raw` before the default text, as ftrace.
-fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> Result {
+/// With `latency`, the default text uses the latency columns, which need
+/// the time stamp of the event printed next (`next_ts`).
+fn render(
+    instance: &Instance,
+    cpu: usize,
+    p: &Peeked,
+    next_ts: Option<u64>,
+    latency: bool,
+    text: &mut KVec<u8>,
+) -> Result {
     if p.lost > 0 {
         fmt_result(writeln!(Text(text), "CPU:{cpu} [LOST {} EVENTS]", p.lost))?;
     }
@@ -178,7 +230,22 @@ fn render(instance: &Instance, cpu: usize, p: &Peeked, text: &mut KVec<u8>) -> R
         offset: options.has(trace_options::SYM_OFFSET),
         address: options.has(trace_options::SYM_ADDR),
     };
-    if context {
+    if context && latency {
+        let times = output::LatencyTimes {
+            ts: p.ts,
+            next_ts: next_ts.unwrap_or(p.ts),
+            start: 0,
+            in_ns: instance.clock().in_ns(),
+        };
+        let comm = instance.comm(pid);
+        fmt_result(output::write_latency_context(
+            &mut out,
+            comm.as_str(),
+            &header,
+            cpu32,
+            times,
+        ))?;
+    } else if context {
         let comm = instance.comm(pid);
         fmt_result(output::write_context(
             &mut out,
@@ -201,6 +268,9 @@ pub(crate) struct TraceFile {
     /// The buffer shown; `None` for a snapshot file while none is allocated.
     buffer: Option<Arc<TraceBuffer>>,
     index: usize,
+    /// `latency-format` was on when the file was opened (as in ftrace,
+    /// the choice holds for the whole read).
+    latency: bool,
     header_done: bool,
     sources: KVec<(usize, Peeked)>,
     walks: KVec<RingIter>,
@@ -242,6 +312,26 @@ impl TraceFile {
                 "# tracer: {tracer}\n#\n#\n# * Snapshot is {state} *\n#\n{help}"
             ));
         }
+        let options = self.instance.options();
+        if !options.has(trace_options::CONTEXT_INFO) {
+            // Without context, ftrace shows no columns to explain.
+            return fmt_result(write!(Text(text), "# tracer: {tracer}\n#\n"));
+        }
+        if self.latency {
+            fmt_result(write!(Text(text), "# tracer: {tracer}\n#\n"))?;
+            if self.buffer.as_ref().is_none_or(empty) {
+                return Ok(());
+            }
+            let header = output::LatencyHeader {
+                tracer,
+                release: kernel_release(),
+                entries,
+                written: s.written,
+                preempt_model: preempt_model(),
+                online_cpus: crate::instance::online_cpus(),
+            };
+            return fmt_result(output::write_latency_header(&mut Text(text), &header));
+        }
         fmt_result(output::write_trace_header(
             &mut Text(text),
             tracer,
@@ -273,6 +363,7 @@ impl Stream for TraceFile {
             instance: instance.clone(),
             buffer: buffer.clone(),
             index,
+            latency: instance.options().has(trace_options::LATENCY_FORMAT),
             header_done: false,
             sources: KVec::new(),
             walks: KVec::new(),
@@ -313,8 +404,9 @@ impl Stream for TraceFile {
             let Some(i) = oldest(&self.sources) else {
                 break;
             };
+            let next = next_ts(&self.sources, i);
             let (cpu, peeked) = &mut self.sources[i];
-            render(&self.instance, *cpu, peeked, text)?;
+            render(&self.instance, *cpu, peeked, next, self.latency, text)?;
             peeked.full = false;
         }
         Ok(())
@@ -353,6 +445,8 @@ pub(crate) struct TracePipe {
     instance: Arc<Instance>,
     buffer: Arc<TraceBuffer>,
     index: usize,
+    /// `latency-format` was on when the file was opened.
+    latency: bool,
     sources: KVec<(usize, Peeked)>,
     cursors: KVec<Cursor>,
     /// One scratch page per CPU: a cursor reads its page's later events
@@ -393,6 +487,7 @@ impl Stream for TracePipe {
             instance: instance.clone(),
             buffer: buffer.clone(),
             index,
+            latency: instance.options().has(trace_options::LATENCY_FORMAT),
             sources: KVec::new(),
             cursors: KVec::new(),
             scratch: KVec::new(),
@@ -412,8 +507,9 @@ impl Stream for TracePipe {
                 let Some(i) = oldest(&self.sources) else {
                     break;
                 };
+                let next = next_ts(&self.sources, i);
                 let (cpu, peeked) = &mut self.sources[i];
-                render(&self.instance, *cpu, peeked, text)?;
+                render(&self.instance, *cpu, peeked, next, self.latency, text)?;
                 peeked.full = false;
             }
             if !text.is_empty() {

@@ -176,6 +176,111 @@ pub(crate) fn write_trace_header(
     }
 }
 
+/// What the `latency-format` header of `trace` shows (ftrace's
+/// `print_trace_header`). Without a latency tracer there is no recorded
+/// maximum, so the latency is 0 and the task is empty, as in ftrace.
+pub(crate) struct LatencyHeader<'a> {
+    /// The current tracer.
+    pub(crate) tracer: &'a str,
+    /// The kernel release (`uname -r`).
+    pub(crate) release: &'a str,
+    /// Events in the buffer.
+    pub(crate) entries: u64,
+    /// Events written.
+    pub(crate) written: u64,
+    /// The preemption model, as the kernel names it (`PREEMPT`, ...).
+    pub(crate) preempt_model: &'a str,
+    /// Online CPUs.
+    pub(crate) online_cpus: u32,
+}
+
+/// Writes the `latency-format` header: the latency summary, then the
+/// legend of the latency columns (`print_lat_help_header`).
+pub(crate) fn write_latency_header(out: &mut dyn fmt::Write, h: &LatencyHeader<'_>) -> fmt::Result {
+    writeln!(out, "# {} latency trace v1.1.5 on {}", h.tracer, h.release)?;
+    out.write_str("# --------------------------------------------------------------------\n")?;
+    writeln!(
+        out,
+        "# latency: 0 us, #{}/{}, CPU#0 | (M:{} VP:0, KP:0, SP:0 HP:0 #P:{})",
+        h.entries, h.written, h.preempt_model, h.online_cpus
+    )?;
+    out.write_str(
+        "#    -----------------\n\
+         #    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n\
+         #    -----------------\n\
+         #\n",
+    )?;
+    out.write_str(
+        "#                    _------=> CPU#            \n\
+         #                   / _-----=> irqs-off/BH-disabled\n\
+         #                  | / _----=> need-resched    \n\
+         #                  || / _---=> hardirq/softirq \n\
+         #                  ||| / _--=> preempt-depth   \n\
+         #                  |||| / _-=> migrate-disable \n\
+         #                  ||||| /     delay           \n\
+         #  cmd     pid     |||||| time  |   caller     \n\
+         #     \\   /        ||||||  \\    |    /       \n",
+    )
+}
+
+/// The mark ftrace puts after a latency time stamp for the time to the
+/// next event: `$` over a second, `@` 100 ms, `*` 10 ms, `#` 1 ms,
+/// `!` 100 us, `+` 10 us, else a space.
+pub(crate) fn delay_mark(delta_ns: u64) -> char {
+    const MARKS: [(u64, char); 6] = [
+        (1_000_000_000, '$'),
+        (100_000_000, '@'),
+        (10_000_000, '*'),
+        (1_000_000, '#'),
+        (100_000, '!'),
+        (10_000, '+'),
+    ];
+    MARKS
+        .iter()
+        .find(|(limit, _)| delta_ns > *limit)
+        .map_or(' ', |&(_, mark)| mark)
+}
+
+/// Time stamps of a line in the latency format: its own, the next event's
+/// (its own when it is the last) and the start of the buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LatencyTimes {
+    /// The event's time stamp.
+    pub(crate) ts: u64,
+    /// The next event's time stamp.
+    pub(crate) next_ts: u64,
+    /// Where the buffer's time starts.
+    pub(crate) start: u64,
+    /// Whether the clock counts nanoseconds.
+    pub(crate) in_ns: bool,
+}
+
+/// Writes the context columns of the `latency-format` output
+/// (`trace_print_lat_context`): `comm-pid cpu flags time+mark: `, the
+/// command cut to 8 characters and the time in microseconds from the
+/// buffer's start.
+pub(crate) fn write_latency_context(
+    out: &mut dyn fmt::Write,
+    comm: &str,
+    entry: &EntryHeader,
+    cpu: u32,
+    t: LatencyTimes,
+) -> fmt::Result {
+    let short = comm.char_indices().nth(8).map_or(comm, |(i, _)| &comm[..i]);
+    write!(out, "{short:>8}-{:<7} {cpu:3}", entry.pid)?;
+    for c in latency_flags(entry.flags, entry.preempt_count) {
+        out.write_char(char::from(c))?;
+    }
+    let abs = t.ts.wrapping_sub(t.start);
+    let rel = t.next_ts.wrapping_sub(t.ts);
+    if t.in_ns {
+        let rel_us = rel / 1000;
+        write!(out, " {:4}us{}: ", abs / 1000, delay_mark(rel_us * 1000))
+    } else {
+        write!(out, " {abs:4}: ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,5 +350,69 @@ mod tests {
             h.starts_with("# tracer: nop\n#\n# entries-in-buffer/entries-written: 3/5   #P:2\n#\n")
         );
         assert!(h.contains("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"));
+    }
+
+    #[test]
+    fn latency_context_matches_ftrace() {
+        let e = EntryHeader {
+            kind: 5,
+            flags: FLAG_IRQS_OFF,
+            preempt_count: 1,
+            pid: 87,
+        };
+        let t = LatencyTimes {
+            ts: 5_123_456,
+            next_ts: 5_123_456,
+            start: 1_000_000,
+            in_ns: true,
+        };
+        let line = text(|s| write_latency_context(s, "sh", &e, 1, t));
+        assert_eq!(line, "      sh-87        1d..1. 4123us : ");
+        let t = LatencyTimes {
+            next_ts: 5_123_456 + 150_000,
+            ..t
+        };
+        let line = text(|s| write_latency_context(s, "longcommand", &e, 0, t));
+        assert_eq!(line, "longcomm-87        0d..1. 4123us!: ");
+        let t = LatencyTimes {
+            ts: 42,
+            next_ts: 50,
+            start: 0,
+            in_ns: false,
+        };
+        let line = text(|s| write_latency_context(s, "sh", &e, 0, t));
+        assert_eq!(line, "      sh-87        0d..1.   42: ");
+    }
+
+    #[test]
+    fn delay_marks() {
+        assert_eq!(delay_mark(0), ' ');
+        assert_eq!(delay_mark(10_000), ' ');
+        assert_eq!(delay_mark(10_001), '+');
+        assert_eq!(delay_mark(2_000_000), '#');
+        assert_eq!(delay_mark(5_000_000_000), '$');
+    }
+
+    #[test]
+    fn latency_header_has_the_kernel_lines() {
+        let h = LatencyHeader {
+            tracer: "nop",
+            release: "7.2.12",
+            entries: 1,
+            written: 2,
+            preempt_model: "PREEMPT",
+            online_cpus: 2,
+        };
+        let s = text(|s| write_latency_header(s, &h));
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "# nop latency trace v1.1.5 on 7.2.12");
+        assert_eq!(lines[1].len(), 70);
+        assert_eq!(
+            lines[2],
+            "# latency: 0 us, #1/2, CPU#0 | (M:PREEMPT VP:0, KP:0, SP:0 HP:0 #P:2)"
+        );
+        assert_eq!(lines[4], "#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)");
+        assert_eq!(lines[14], "#  cmd     pid     |||||| time  |   caller     ");
+        assert_eq!(lines.len(), 16);
     }
 }
