@@ -156,7 +156,8 @@ fn kernel_release() -> &'static str {
     // release string is set at build time and never written.
     let release = unsafe { &*core::ptr::addr_of!(bindings::init_uts_ns.name.release) };
     // SAFETY: `c_char` and `u8` have the same size and alignment.
-    let bytes = unsafe { core::slice::from_raw_parts(release.as_ptr().cast::<u8>(), release.len()) };
+    let bytes =
+        unsafe { core::slice::from_raw_parts(release.as_ptr().cast::<u8>(), release.len()) };
     let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     let original = &bytes[..len];
     core::str::from_utf8(original).unwrap_or("")

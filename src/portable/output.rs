@@ -411,7 +411,10 @@ mod tests {
             lines[2],
             "# latency: 0 us, #1/2, CPU#0 | (M:PREEMPT VP:0, KP:0, SP:0 HP:0 #P:2)"
         );
-        assert_eq!(lines[4], "#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)");
+        assert_eq!(
+            lines[4],
+            "#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)"
+        );
         assert_eq!(lines[14], "#  cmd     pid     |||||| time  |   caller     ");
         assert_eq!(lines.len(), 16);
     }
