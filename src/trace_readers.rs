@@ -208,18 +208,18 @@ fn render(
         if context {
             text.extend_from_slice(&records::bin_context(pid, cpu32, p.ts), GFP_KERNEL)?;
         }
-        return fmt_result(records::write_hex_or_bin_body(
-            &mut Text(text),
-            &header,
-            false,
-        ));
+        let mut sink = |bytes: &[u8]| {
+            text.extend_from_slice(bytes, GFP_KERNEL)
+                .map_err(|_| fmt::Error)
+        };
+        return fmt_result(records::write_bin_body(&mut sink, &header, record));
     }
     let mut out = Text(text);
     if options.has(trace_options::HEX) {
         if context {
             fmt_result(records::write_hex_context(&mut out, pid, cpu32, p.ts))?;
         }
-        return fmt_result(records::write_hex_or_bin_body(&mut out, &header, true));
+        return fmt_result(records::write_hex_body(&mut out, &header, record));
     }
     if options.has(trace_options::RAW) {
         if context {

@@ -126,49 +126,6 @@ pub(crate) fn write_ip_sym(
     Ok(())
 }
 
-/// Writes what follows the context columns for a record: the event's own
-/// text (for `print`: `tracing_mark_write: <text>`, the function named by
-/// the record's `ip`).
-pub(crate) fn write_body(
-    out: &mut dyn fmt::Write,
-    header: &EntryHeader,
-    record: &[u8],
-    symbols: &dyn Symbols,
-    style: SymbolStyle,
-) -> fmt::Result {
-    match header.kind {
-        TYPE_PRINT => {
-            let text = print_text(record);
-            write_ip_sym(out, symbols, print_ip(record), style)?;
-            out.write_str(": ")?;
-            write_lossy(out, text)?;
-            if !text.ends_with(b"\n") {
-                out.write_char('\n')?;
-            }
-            Ok(())
-        }
-        TYPE_RAW_DATA => write_raw_data(out, record),
-        kind => writeln!(out, "Unknown type {kind}"),
-    }
-}
-
-/// Writes a record's body as the `raw` option shows it.
-pub(crate) fn write_raw_body(
-    out: &mut dyn fmt::Write,
-    header: &EntryHeader,
-    record: &[u8],
-) -> fmt::Result {
-    match header.kind {
-        TYPE_PRINT => {
-            write!(out, "# {:x} ", print_ip(record))?;
-            let text = print_text(record);
-            write_lossy(out, text)
-        }
-        TYPE_RAW_DATA => write_raw_data(out, record),
-        kind => writeln!(out, "Unknown type {kind}"),
-    }
-}
-
 /// Writes the context columns as the `hex` option shows them: pid, CPU
 /// and time stamp as fixed-width hex numbers.
 pub(crate) fn write_hex_context(
@@ -190,19 +147,198 @@ pub(crate) fn bin_context(pid: i32, cpu: u32, ts: u64) -> [u8; 16] {
     b
 }
 
-/// Writes a record's body as the `hex` and `bin` options show it. Neither
-/// record type has a hex or binary form of its own, so, as in the kernel,
-/// a placeholder naming the type stands for it (`hex` adds an empty line).
-pub(crate) fn write_hex_or_bin_body(
+/// What a record's text forms are given besides the record: how to name
+/// code addresses (`sym-offset`, `sym-addr`).
+#[derive(Clone, Copy)]
+pub(crate) struct PrintContext<'a> {
+    /// Names addresses.
+    pub(crate) symbols: &'a dyn Symbols,
+    /// The symbol options.
+    pub(crate) style: SymbolStyle,
+}
+
+/// Writes one text form of a record (the whole record, header included).
+pub(crate) type TextFn = fn(&mut dyn fmt::Write, &[u8], &PrintContext<'_>) -> fmt::Result;
+
+/// Writes the binary form of a record through a byte sink.
+pub(crate) type BinFn = fn(&mut dyn FnMut(&[u8]) -> fmt::Result, &[u8]) -> fmt::Result;
+
+/// How one record type prints in each output form: the kernel's
+/// `trace_event_functions`. A form a type leaves out prints, as
+/// `register_trace_event` arranges, the placeholder `type: <id>`
+/// (`trace_nop_print`). The tracers' records add their entries to
+/// [`functions`].
+pub(crate) struct EventFunctions {
+    /// The default text.
+    pub(crate) trace: Option<TextFn>,
+    /// The `raw` option's form.
+    pub(crate) raw: Option<TextFn>,
+    /// The `hex` option's form.
+    pub(crate) hex: Option<TextFn>,
+    /// The `bin` option's form.
+    pub(crate) binary: Option<BinFn>,
+}
+
+/// `print` (`trace_marker`): text and raw forms only, as in the kernel.
+const PRINT_FUNCTIONS: EventFunctions = EventFunctions {
+    trace: Some(print_trace),
+    raw: Some(print_raw),
+    hex: None,
+    binary: None,
+};
+
+/// `raw_data` (`trace_marker_raw`): one form for text and raw.
+const RAW_DATA_FUNCTIONS: EventFunctions = EventFunctions {
+    trace: Some(raw_data_text),
+    raw: Some(raw_data_text),
+    hex: None,
+    binary: None,
+};
+
+/// The output functions of record type `kind`; `None` for a type nothing
+/// registered.
+pub(crate) fn functions(kind: u16) -> Option<&'static EventFunctions> {
+    match kind {
+        TYPE_PRINT => Some(&PRINT_FUNCTIONS),
+        TYPE_RAW_DATA => Some(&RAW_DATA_FUNCTIONS),
+        _ => None,
+    }
+}
+
+/// The placeholder of a form a type does not have (`trace_nop_print`).
+fn write_placeholder(out: &mut dyn fmt::Write, kind: u16) -> fmt::Result {
+    writeln!(out, "type: {kind}")
+}
+
+/// Writes what follows the context columns for a record: the event's own
+/// text (for `print`: `tracing_mark_write: <text>`, the function named by
+/// the record's `ip`); `Unknown type <id>` for an unregistered type.
+pub(crate) fn write_body(
     out: &mut dyn fmt::Write,
     header: &EntryHeader,
-    hex: bool,
+    record: &[u8],
+    symbols: &dyn Symbols,
+    style: SymbolStyle,
 ) -> fmt::Result {
-    writeln!(out, "type: {}", header.kind)?;
-    if hex {
+    let cx = PrintContext { symbols, style };
+    match functions(header.kind).map(|f| f.trace) {
+        Some(Some(trace)) => trace(out, record, &cx),
+        Some(None) => write_placeholder(out, header.kind),
+        None => writeln!(out, "Unknown type {}", header.kind),
+    }
+}
+
+/// Writes a record's body as the `raw` option shows it; `<id> ?` for an
+/// unregistered type, as ftrace.
+pub(crate) fn write_raw_body(
+    out: &mut dyn fmt::Write,
+    header: &EntryHeader,
+    record: &[u8],
+) -> fmt::Result {
+    let cx = PrintContext {
+        symbols: &NoSymbols,
+        style: SymbolStyle::default(),
+    };
+    match functions(header.kind).map(|f| f.raw) {
+        Some(Some(raw)) => raw(out, record, &cx),
+        Some(None) => write_placeholder(out, header.kind),
+        None => writeln!(out, "{} ?", header.kind),
+    }
+}
+
+/// Writes a record's body as the `hex` option shows it, and the newline
+/// ftrace ends every hex line with (after the placeholder of a type with
+/// no hex form, an empty line). An unregistered type has no body.
+pub(crate) fn write_hex_body(
+    out: &mut dyn fmt::Write,
+    header: &EntryHeader,
+    record: &[u8],
+) -> fmt::Result {
+    let cx = PrintContext {
+        symbols: &NoSymbols,
+        style: SymbolStyle::default(),
+    };
+    match functions(header.kind).map(|f| f.hex) {
+        Some(Some(hex)) => hex(out, record, &cx)?,
+        Some(None) => write_placeholder(out, header.kind)?,
+        None => {}
+    }
+    out.write_char('\n')
+}
+
+/// Writes a record's body as the `bin` option shows it, through `sink`.
+/// An unregistered type has no body.
+pub(crate) fn write_bin_body(
+    sink: &mut dyn FnMut(&[u8]) -> fmt::Result,
+    header: &EntryHeader,
+    record: &[u8],
+) -> fmt::Result {
+    match functions(header.kind).map(|f| f.binary) {
+        Some(Some(binary)) => binary(sink, record),
+        Some(None) => {
+            let mut line = Line::default();
+            write_placeholder(&mut line, header.kind)?;
+            sink(line.as_bytes())
+        }
+        None => Ok(()),
+    }
+}
+
+/// A short line built without allocating (the placeholder of `bin`).
+#[derive(Default)]
+struct Line {
+    buf: [u8; 24],
+    len: usize,
+}
+
+impl Line {
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl fmt::Write for Line {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// Names nothing: the forms that print addresses as numbers.
+struct NoSymbols;
+
+impl Symbols for NoSymbols {
+    fn write_symbol(&self, _: &mut dyn fmt::Write, _: u64, _: bool) -> Option<fmt::Result> {
+        None
+    }
+}
+
+/// `print`'s text: `<function>: <text>` (`trace_print_print`).
+fn print_trace(out: &mut dyn fmt::Write, record: &[u8], cx: &PrintContext<'_>) -> fmt::Result {
+    let text = print_text(record);
+    write_ip_sym(out, cx.symbols, print_ip(record), cx.style)?;
+    out.write_str(": ")?;
+    write_lossy(out, text)?;
+    if !text.ends_with(b"\n") {
         out.write_char('\n')?;
     }
     Ok(())
+}
+
+/// `print`'s raw form: `# <ip> <text>` (`trace_print_raw`).
+fn print_raw(out: &mut dyn fmt::Write, record: &[u8], _: &PrintContext<'_>) -> fmt::Result {
+    write!(out, "# {:x} ", print_ip(record))?;
+    write_lossy(out, print_text(record))
+}
+
+/// `raw_data`'s text and raw form.
+fn raw_data_text(out: &mut dyn fmt::Write, record: &[u8], _: &PrintContext<'_>) -> fmt::Result {
+    write_raw_data(out, record)
 }
 
 /// The `ip` field of a print record.
@@ -327,11 +463,31 @@ mod tests {
         };
         let mut s = String::new();
         assert!(write_hex_context(&mut s, 1234, 1, 0x2_dfdc_1c35).is_ok());
-        assert!(write_hex_or_bin_body(&mut s, &header, true).is_ok());
+        let rec = header.to_bytes();
+        assert!(write_hex_body(&mut s, &header, &rec).is_ok());
         assert_eq!(s, "000004d2 00000001 00000002dfdc1c35 type: 5\n\n");
+        let mut bytes = Vec::new();
+        let mut sink = |b: &[u8]| {
+            bytes.extend_from_slice(b);
+            Ok(())
+        };
+        assert!(write_bin_body(&mut sink, &header, &rec).is_ok());
+        assert_eq!(bytes, b"type: 5\n");
+        // A type nobody registered: no hex body but the newline, no binary
+        // body, `<id> ?` raw, as ftrace.
+        let unknown = EntryHeader { kind: 99, ..header };
         s.clear();
-        assert!(write_hex_or_bin_body(&mut s, &header, false).is_ok());
-        assert_eq!(s, "type: 5\n");
+        assert!(write_hex_body(&mut s, &unknown, &rec).is_ok());
+        assert!(write_raw_body(&mut s, &unknown, &rec).is_ok());
+        assert!(write_body(&mut s, &unknown, &rec, &OneSymbol, SymbolStyle::default()).is_ok());
+        assert_eq!(s, "\n99 ?\nUnknown type 99\n");
+        bytes.clear();
+        let mut sink = |b: &[u8]| {
+            bytes.extend_from_slice(b);
+            Ok(())
+        };
+        assert!(write_bin_body(&mut sink, &unknown, &rec).is_ok());
+        assert!(bytes.is_empty());
         let b = bin_context(1234, 1, 7);
         assert_eq!(&b[..8], &[0xd2, 4, 0, 0, 1, 0, 0, 0]);
         assert_eq!(&b[8..], &7u64.to_le_bytes());
