@@ -96,6 +96,7 @@ impl Instance {
             )?;
         }
         let buffer = Arc::new(TraceBuffer::new(&pages, true)?, GFP_KERNEL)?;
+        buffer.set_time_start(local_clock_ns());
         // A strong reference for `live`, given back in `drop`.
         let live = Arc::into_raw(buffer.clone()).cast_mut();
         Arc::pin_init(
@@ -160,7 +161,7 @@ impl Instance {
     pub(crate) fn set_clock(&self, clock: TraceClock) {
         let _control = self.control.lock();
         self.clock.store(u32::from(clock.index()), Relaxed);
-        self.buffer.lock().reset();
+        reset(&self.buffer(), None, self.start_time());
     }
 
     /// The time now on the trace clock.
@@ -177,6 +178,15 @@ impl Instance {
                 TraceClock::MonoRaw => bindings::ktime_get_raw_fast_ns(),
                 TraceClock::Boot => bindings::ktime_get_boot_fast_ns(),
             }
+        }
+    }
+
+    /// The time now on the trace clock, for a buffer's start: as
+    /// [`Self::now`], but without counting a `counter` tick.
+    fn start_time(&self) -> u64 {
+        match self.clock() {
+            TraceClock::Counter => self.counter.load(Relaxed),
+            _ => self.now(),
         }
     }
 
@@ -202,10 +212,13 @@ impl Instance {
         let _control = self.control.lock();
         let overwrite = self.options().has(trace_options::OVERWRITE);
         let new = Arc::new(TraceBuffer::new(pages, overwrite)?, GFP_KERNEL)?;
+        new.set_time_start(self.start_time());
         // An allocated snapshot buffer follows the main buffer's sizes.
         let mut spare = self.spare.lock();
         if spare.is_some() {
-            *spare = Some(Arc::new(TraceBuffer::new(pages, overwrite)?, GFP_KERNEL)?);
+            let new_spare = Arc::new(TraceBuffer::new(pages, overwrite)?, GFP_KERNEL)?;
+            new_spare.set_time_start(self.start_time());
+            *spare = Some(new_spare);
         }
         drop(spare);
         drop(self.replace_buffer(new));
@@ -242,7 +255,9 @@ impl Instance {
             Some(spare) => spare,
             None => {
                 let pages = self.buffer.lock().pages_vec()?;
-                Arc::new(TraceBuffer::new(&pages, overwrite)?, GFP_KERNEL)?
+                let spare = Arc::new(TraceBuffer::new(&pages, overwrite)?, GFP_KERNEL)?;
+                spare.set_time_start(self.start_time());
+                spare
             }
         };
         let (live, spare) = match cpu {
@@ -285,14 +300,14 @@ impl Instance {
     pub(crate) fn clear_snapshot(&self, cpu: Option<usize>) {
         let _control = self.control.lock();
         if let Some(spare) = self.spare.lock().clone() {
-            reset(&spare, cpu);
+            reset(&spare, cpu, self.start_time());
         }
     }
 
     /// Empties the main buffer (of one CPU, or of all): `echo > trace`.
     pub(crate) fn clear(&self, cpu: Option<usize>) {
         let _control = self.control.lock();
-        reset(&self.buffer(), cpu);
+        reset(&self.buffer(), cpu, self.start_time());
     }
 
     /// Readers waiting for data.
@@ -490,12 +505,16 @@ impl PinnedDrop for Instance {
 /// Records up to this size are built on the stack.
 const SMALL_RECORD: usize = 320;
 
-/// Empties `buffer`, or its ring of `cpu`. The caller holds the instance's
-/// control lock, so no snapshot swap moves a ring meanwhile.
-fn reset(buffer: &TraceBuffer, cpu: Option<usize>) {
+/// Empties `buffer`, or its ring of `cpu`; emptied as a whole, its time
+/// starts again at `now`. The caller holds the instance's control lock, so
+/// no snapshot swap moves a ring meanwhile.
+fn reset(buffer: &TraceBuffer, cpu: Option<usize>, now: u64) {
     match cpu {
         Some(cpu) => buffer.reset_cpu(cpu),
-        None => buffer.reset(),
+        None => {
+            buffer.reset();
+            buffer.set_time_start(now);
+        }
     }
 }
 

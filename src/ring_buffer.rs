@@ -43,6 +43,10 @@ pub(crate) struct TraceBuffer {
     pages: KVec<usize>,
     /// Writers record nothing while this is non-zero.
     disabled: Atomic<u32>,
+    /// When the buffer was made or last emptied as a whole, on the trace
+    /// clock: where `latency-format` times count from (ftrace's
+    /// `time_start`).
+    time_start: Atomic<u64>,
 }
 
 impl TraceBuffer {
@@ -68,7 +72,18 @@ impl TraceBuffer {
             cpus,
             pages: sizes,
             disabled: Atomic::new(0),
+            time_start: Atomic::new(0),
         })
+    }
+
+    /// When the buffer was made or last emptied as a whole.
+    pub(crate) fn time_start(&self) -> u64 {
+        self.time_start.load(Relaxed)
+    }
+
+    /// Records `now` as the buffer's start (see [`Self::time_start`]).
+    pub(crate) fn set_time_start(&self, now: u64) {
+        self.time_start.store(now, Relaxed);
     }
 
     /// Pages of each CPU's ring.
@@ -96,6 +111,7 @@ impl TraceBuffer {
             cpus,
             pages: self.pages_vec()?,
             disabled: Atomic::new(0),
+            time_start: Atomic::new(self.time_start()),
         })
     }
 

@@ -184,14 +184,15 @@ fn preempt_model() -> &'static str {
 
 /// Appends the line of one event, in the form the options ask for: `bin`
 /// before `hex` before `raw` before the default text, as ftrace.
-/// With `latency`, the default text uses the latency columns, which need
-/// the time stamp of the event printed next (`next_ts`).
+/// With `latency` (the buffer's start time, when `latency-format` is on),
+/// the default text uses the latency columns, timed from that start; they
+/// also need the time stamp of the event printed next (`next_ts`).
 fn render(
     instance: &Instance,
     cpu: usize,
     p: &Peeked,
     next_ts: Option<u64>,
-    latency: bool,
+    latency: Option<u64>,
     text: &mut KVec<u8>,
 ) -> Result {
     if p.lost > 0 {
@@ -231,11 +232,11 @@ fn render(
         offset: options.has(trace_options::SYM_OFFSET),
         address: options.has(trace_options::SYM_ADDR),
     };
-    if context && latency {
+    if let (true, Some(start)) = (context, latency) {
         let times = output::LatencyTimes {
             ts: p.ts,
             next_ts: next_ts.unwrap_or(p.ts),
-            start: 0,
+            start,
             in_ns: instance.clock().in_ns(),
         };
         let comm = instance.comm(pid);
@@ -406,8 +407,10 @@ impl Stream for TraceFile {
                 break;
             };
             let next = next_ts(&self.sources, i);
+            let start = self.buffer.as_ref().map_or(0, |b| b.time_start());
+            let latency = self.latency.then_some(start);
             let (cpu, peeked) = &mut self.sources[i];
-            render(&self.instance, *cpu, peeked, next, self.latency, text)?;
+            render(&self.instance, *cpu, peeked, next, latency, text)?;
             peeked.full = false;
         }
         Ok(())
@@ -509,8 +512,9 @@ impl Stream for TracePipe {
                     break;
                 };
                 let next = next_ts(&self.sources, i);
+                let latency = self.latency.then_some(self.buffer.time_start());
                 let (cpu, peeked) = &mut self.sources[i];
-                render(&self.instance, *cpu, peeked, next, self.latency, text)?;
+                render(&self.instance, *cpu, peeked, next, latency, text)?;
                 peeked.full = false;
             }
             if !text.is_empty() {
