@@ -157,6 +157,17 @@ pub(crate) struct PrintContext<'a> {
     pub(crate) style: SymbolStyle,
 }
 
+impl PrintContext<'static> {
+    /// For the forms that name no code addresses (raw, hex).
+    const PLAIN: Self = PrintContext {
+        symbols: &NoSymbols,
+        style: SymbolStyle {
+            offset: false,
+            address: false,
+        },
+    };
+}
+
 /// Writes one text form of a record (the whole record, header included).
 pub(crate) type TextFn = fn(&mut dyn fmt::Write, &[u8], &PrintContext<'_>) -> fmt::Result;
 
@@ -221,11 +232,24 @@ pub(crate) fn write_body(
     style: SymbolStyle,
 ) -> fmt::Result {
     let cx = PrintContext { symbols, style };
-    match functions(header.kind).map(|f| f.trace) {
-        Some(Some(trace)) => trace(out, record, &cx),
-        Some(None) => write_placeholder(out, header.kind),
-        None => writeln!(out, "Unknown type {}", header.kind),
-    }
+    write_form(out, header, record, &cx, |f| f.trace)
+        .unwrap_or_else(|| writeln!(out, "Unknown type {}", header.kind))
+}
+
+/// Writes the text form `pick` chooses of a record, or the placeholder
+/// when its type lacks that form; `None` for an unregistered type.
+fn write_form(
+    out: &mut dyn fmt::Write,
+    header: &EntryHeader,
+    record: &[u8],
+    cx: &PrintContext<'_>,
+    pick: fn(&EventFunctions) -> Option<TextFn>,
+) -> Option<fmt::Result> {
+    let form = pick(functions(header.kind)?);
+    Some(match form {
+        Some(form) => form(out, record, cx),
+        None => write_placeholder(out, header.kind),
+    })
 }
 
 /// Writes a record's body as the `raw` option shows it; `<id> ?` for an
@@ -235,15 +259,8 @@ pub(crate) fn write_raw_body(
     header: &EntryHeader,
     record: &[u8],
 ) -> fmt::Result {
-    let cx = PrintContext {
-        symbols: &NoSymbols,
-        style: SymbolStyle::default(),
-    };
-    match functions(header.kind).map(|f| f.raw) {
-        Some(Some(raw)) => raw(out, record, &cx),
-        Some(None) => write_placeholder(out, header.kind),
-        None => writeln!(out, "{} ?", header.kind),
-    }
+    write_form(out, header, record, &PrintContext::PLAIN, |f| f.raw)
+        .unwrap_or_else(|| writeln!(out, "{} ?", header.kind))
 }
 
 /// Writes a record's body as the `hex` option shows it, and the newline
@@ -254,15 +271,7 @@ pub(crate) fn write_hex_body(
     header: &EntryHeader,
     record: &[u8],
 ) -> fmt::Result {
-    let cx = PrintContext {
-        symbols: &NoSymbols,
-        style: SymbolStyle::default(),
-    };
-    match functions(header.kind).map(|f| f.hex) {
-        Some(Some(hex)) => hex(out, record, &cx)?,
-        Some(None) => write_placeholder(out, header.kind)?,
-        None => {}
-    }
+    write_form(out, header, record, &PrintContext::PLAIN, |f| f.hex).unwrap_or(Ok(()))?;
     out.write_char('\n')
 }
 
