@@ -8,6 +8,12 @@
 #include <linux/cpumask.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/notifier.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/stacktrace.h>
+#include <linux/uaccess.h>
 #include <linux/fs_context.h>
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
@@ -42,3 +48,16 @@ const unsigned int RFT_PREEMPT_MASK = PREEMPT_MASK;
 const unsigned int RFT_O_NONBLOCK = O_NONBLOCK;
 const int RFT_IOCB_NOWAIT = IOCB_NOWAIT;
 const unsigned int RFT_EPOLLIN_RDNORM = (__force unsigned int)(EPOLLIN | EPOLLRDNORM);
+const int RFT_NOTIFY_DONE = NOTIFY_DONE;
+const unsigned long RFT_FTRACE_FL_ENABLED = FTRACE_FL_ENABLED;
+const unsigned long RFT_FTRACE_FL_REGS = FTRACE_FL_REGS;
+const unsigned long RFT_FTRACE_FL_TRAMP = FTRACE_FL_TRAMP;
+const unsigned long RFT_FTRACE_FL_IPMODIFY = FTRACE_FL_IPMODIFY;
+const unsigned long RFT_FTRACE_FL_DISABLED = FTRACE_FL_DISABLED;
+const unsigned long RFT_FTRACE_FL_DIRECT = FTRACE_FL_DIRECT;
+const unsigned long RFT_FTRACE_FL_DIRECT_EN = FTRACE_FL_DIRECT_EN;
+const unsigned long RFT_FTRACE_REF_MAX = FTRACE_REF_MAX;
+const unsigned long RFT_FTRACE_OPS_FL_ENABLED = FTRACE_OPS_FL_ENABLED;
+const unsigned long RFT_FTRACE_OPS_FL_SAVE_REGS = FTRACE_OPS_FL_SAVE_REGS;
+const unsigned long RFT_FTRACE_OPS_FL_IPMODIFY = FTRACE_OPS_FL_IPMODIFY;
+const unsigned long RFT_FTRACE_OPS_FL_DIRECT = FTRACE_OPS_FL_DIRECT;

@@ -14,6 +14,8 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/irq_work.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
@@ -177,4 +179,34 @@ size_t rft_iov_iter_count(const struct iov_iter *i)
 size_t rft_copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
 {
 	return copy_to_iter(addr, bytes, i);
+}
+
+void rft_mutex_lock(struct mutex *lock)
+{
+	mutex_lock(lock);
+}
+
+void rft_mutex_unlock(struct mutex *lock)
+{
+	mutex_unlock(lock);
+}
+
+void rft_cond_resched(void)
+{
+	cond_resched();
+}
+
+bool rft_within_module_core_text(unsigned long addr, struct module *mod)
+{
+	return within_module_mem_type(addr, mod, MOD_TEXT);
+}
+
+bool rft_within_module_init(unsigned long addr, struct module *mod)
+{
+	return within_module_init(addr, mod);
+}
+
+const char *rft_module_name(struct module *mod)
+{
+	return mod->name;
 }

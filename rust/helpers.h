@@ -48,4 +48,13 @@ struct iov_iter;
 size_t rft_iov_iter_count(const struct iov_iter *i);
 size_t rft_copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
 
+struct mutex;
+struct module;
+void rft_mutex_lock(struct mutex *lock);
+void rft_mutex_unlock(struct mutex *lock);
+void rft_cond_resched(void);
+bool rft_within_module_core_text(unsigned long addr, struct module *mod);
+bool rft_within_module_init(unsigned long addr, struct module *mod);
+const char *rft_module_name(struct module *mod);
+
 #endif

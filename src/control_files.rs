@@ -7,6 +7,7 @@
 //! [`crate::portable`]) and applies it. Refused writes are explained in
 //! `error_log` by the file system glue.
 
+use crate::function_files::{AvailableFunctions, FilterFile};
 use crate::instance::{self, Instance};
 use crate::portable::ring_buffer::format;
 use crate::portable::{
@@ -152,6 +153,10 @@ static FREE_BUFFER_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<FreeBuffer>());
 static TRACE_MARKER_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<TraceMarker>());
+static AVAILABLE_FUNCTIONS_FOPS: OpTable<crate::bindings::file_operations> =
+    OpTable(stream_fops::<AvailableFunctions>());
+static FILTER_FOPS: OpTable<crate::bindings::file_operations> =
+    OpTable(stream_fops::<FilterFile>());
 
 /// Creates the control files of `instance` in `dir`.
 pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
@@ -170,8 +175,9 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     )?;
     dir.stream_file("snapshot", READ_WRITE, &TRACE_FOPS, instance, SNAPSHOT)?;
     dir.stream_file("free_buffer", 0o200, &FREE_BUFFER_FOPS, instance, 0)?;
+    populate_function_files(dir, instance)?;
     let options = dir.dir("options")?;
-    for (index, option) in trace_options::ALL.iter().enumerate() {
+    for (index, option) in all_option_files().enumerate() {
         options.file(option.name, READ_WRITE, &OPTION_FILE, instance, index)?;
     }
     let events = dir.dir("events")?;
@@ -224,6 +230,16 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
             cpu,
         )?;
     }
+    Ok(())
+}
+
+/// The function tracer's files.
+fn populate_function_files(dir: &Dir, instance: &Arc<Instance>) -> Result {
+    let list = &AVAILABLE_FUNCTIONS_FOPS;
+    dir.stream_file("available_filter_functions", READ_ONLY, list, instance, 0)?;
+    dir.stream_file("available_filter_functions_addrs", READ_ONLY, list, instance, 1)?;
+    dir.stream_file("set_ftrace_filter", READ_WRITE, &FILTER_FOPS, instance, 0)?;
+    dir.stream_file("set_ftrace_notrace", READ_WRITE, &FILTER_FOPS, instance, 1)?;
     Ok(())
 }
 
@@ -292,26 +308,32 @@ static CURRENT_TRACER: Attribute = Attribute {
     show: |inst, _, out| writeln!(out, "{}", inst.tracer_name()),
     store: Some(|inst, _, text| {
         let index = tracer_name::parse(text, &tracer::names())?;
-        inst.set_tracer(tracer::ALL[index]);
-        Ok(())
+        let tracer = tracer::ALL.get(index).ok_or(InputError::UnknownValue)?;
+        inst.set_tracer(tracer)
     }),
     max_write: tracer_name::MAX_TRACER_NAME,
     truncate: None,
 };
 
+/// Every file of `options/`: the general options, then every tracer's.
+fn all_option_files() -> impl Iterator<Item = &'static trace_options::TraceOption> {
+    Iterator::chain(trace_options::ALL.iter(), trace_options::TRACER_OPTIONS)
+}
+
+/// The general options, then those of the current tracer, as ftrace lists
+/// them; a write sets one of them.
 static TRACE_OPTIONS: Attribute = Attribute {
     show: |inst, _, out| {
         let set = inst.options();
-        for option in trace_options::ALL {
+        for option in Iterator::chain(trace_options::ALL.iter(), inst.tracer().options) {
             let prefix = if set.has(*option) { "" } else { "no" };
             writeln!(out, "{prefix}{}", option.name)?;
         }
         Ok(())
     },
     store: Some(|inst, _, text| {
-        let (option, on) = trace_options::parse_setting(text)?;
-        inst.set_option(option, on);
-        Ok(())
+        let (option, on) = trace_options::parse_setting(text, inst.tracer().options)?;
+        inst.set_option(option, on)
     }),
     max_write: MAX_VALUE_WRITE,
     truncate: None,
@@ -319,18 +341,17 @@ static TRACE_OPTIONS: Attribute = Attribute {
 
 static OPTION_FILE: Attribute = Attribute {
     show: |inst, index, out| {
-        let on = trace_options::ALL
-            .get(index)
+        let on = all_option_files()
+            .nth(index)
             .is_some_and(|o| inst.options().has(*o));
         writeln!(out, "{}", u8::from(on))
     },
     store: Some(|inst, index, text| {
         let on = input::parse_flag(text)?;
-        let option = trace_options::ALL
-            .get(index)
+        let option = all_option_files()
+            .nth(index)
             .ok_or(InputError::UnknownValue)?;
-        inst.set_option(*option, on);
-        Ok(())
+        inst.set_option(*option, on)
     }),
     max_write: MAX_VALUE_WRITE,
     truncate: None,

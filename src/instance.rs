@@ -7,9 +7,11 @@
 //! tracer, CPU mask and error log.
 
 use crate::bindings;
+use crate::function_filter::{FilterKind, FilterSet};
+use crate::function_tracer::{self, FunctionState};
 use crate::portable::{
     cmdlines::{self, Cmdlines, Slot, COMM_LEN},
-    cpumask::CpuMask,
+    cpumask::{self, CpuMask},
     error_log::ErrorLog,
     input::InputError,
     output::{self, EntryHeader},
@@ -80,6 +82,15 @@ pub(crate) struct Instance {
     readers: WaitQueue,
     #[pin]
     control: Mutex<Control>,
+    /// The function filters and the function tracer's engine slot.
+    #[pin]
+    functions: Mutex<FunctionState>,
+    /// `tracing_cpumask` for the recording path: a copy of the control
+    /// state's mask, one bit per CPU.
+    traced_cpus: [Atomic<u64>; cpumask::WORDS],
+    /// The pid a CPU last saved the name of (`record-cmd`), so that a
+    /// task's name is saved once per run of it on a CPU, not per event.
+    last_saved_pid: KVec<Atomic<i32>>,
 }
 
 impl Instance {
@@ -97,6 +108,12 @@ impl Instance {
         }
         let buffer = Arc::new(TraceBuffer::new(&pages, true)?, GFP_KERNEL)?;
         buffer.set_time_start(local_clock_ns());
+        let functions = FunctionState::new()?;
+        let cpus = CpuMask::first(nr_cpu_ids());
+        let mut last_saved_pid = KVec::with_capacity(nr_cpu_ids(), GFP_KERNEL)?;
+        for _ in 0..nr_cpu_ids() {
+            last_saved_pid.push(Atomic::new(-1), GFP_KERNEL)?;
+        }
         // A strong reference for `live`, given back in `drop`.
         let live = Arc::into_raw(buffer.clone()).cast_mut();
         Arc::pin_init(
@@ -114,9 +131,12 @@ impl Instance {
                 readers <- WaitQueue::new(),
                 control <- new_mutex!(Control {
                     tracer: &tracer::NOP,
-                    cpumask: CpuMask::first(nr_cpu_ids()),
+                    cpumask: cpus,
                     errors,
                 }),
+                functions <- new_mutex!(functions),
+                traced_cpus: core::array::from_fn(|i| Atomic::new(cpus.words().get(i).copied().unwrap_or(0))),
+                last_saved_pid,
             }),
             GFP_KERNEL,
         )
@@ -139,7 +159,7 @@ impl Instance {
     }
 
     /// Turns one general option on or off.
-    pub(crate) fn set_option(&self, option: TraceOption, on: bool) {
+    pub(crate) fn set_option(&self, option: TraceOption, on: bool) -> Result<(), InputError> {
         let _control = self.control.lock();
         self.options
             .store(self.options().with(option, on).0, Relaxed);
@@ -149,6 +169,7 @@ impl Instance {
             }
             self.buffer.lock().set_overwrite(on);
         }
+        Ok(())
     }
 
     /// The clock that times events.
@@ -441,12 +462,132 @@ impl Instance {
 
     /// The name of the tracer in use.
     pub(crate) fn tracer_name(&self) -> &'static str {
-        self.control.lock().tracer.name
+        self.tracer().name
     }
 
-    /// Switches to `tracer`.
-    pub(crate) fn set_tracer(&self, tracer: &'static Tracer) {
-        self.control.lock().tracer = tracer;
+    /// The tracer in use.
+    pub(crate) fn tracer(&self) -> &'static Tracer {
+        self.control.lock().tracer
+    }
+
+    /// Switches to `tracer`: the old one stops, then the new one starts; if
+    /// it cannot, the instance is left with `nop`, as in ftrace.
+    pub(crate) fn set_tracer(&self, tracer: &'static Tracer) -> Result<(), InputError> {
+        let mut control = self.control.lock();
+        if core::ptr::eq(control.tracer, tracer) {
+            return Ok(());
+        }
+        self.stop_tracer(control.tracer.kind);
+        control.tracer = &tracer::NOP;
+        match tracer.kind {
+            tracer::Kind::Nop => {}
+            tracer::Kind::Function => {
+                let mut functions = self.functions.lock();
+                function_tracer::start(self, &mut functions)?;
+            }
+        }
+        control.tracer = tracer;
+        Ok(())
+    }
+
+    /// Stops what a tracer of `kind` runs.
+    fn stop_tracer(&self, kind: tracer::Kind) {
+        if kind == tracer::Kind::Function {
+            function_tracer::stop(&mut self.functions.lock());
+        }
+    }
+
+    /// The function filter of `kind`, as it is now.
+    pub(crate) fn function_filter(&self, kind: FilterKind) -> Arc<FilterSet> {
+        let functions = self.functions.lock();
+        match kind {
+            FilterKind::Filter => functions.filter.clone(),
+            FilterKind::Notrace => functions.notrace.clone(),
+        }
+    }
+
+    /// Makes `set` the function filter of `kind`; a running function
+    /// tracer re-patches what changed. On error nothing changed.
+    pub(crate) fn set_function_filter(&self, kind: FilterKind, set: &FilterSet) -> Result<(), InputError> {
+        let new = Arc::new(set.try_clone()?, GFP_KERNEL).map_err(|_| InputError::NoMemory)?;
+        let mut functions = self.functions.lock();
+        let slot = match kind {
+            FilterKind::Filter => &mut functions.filter,
+            FilterKind::Notrace => &mut functions.notrace,
+        };
+        let old = core::mem::replace(slot, new);
+        if let Err(e) = function_tracer::refilter(self, &functions) {
+            match kind {
+                FilterKind::Filter => functions.filter = old,
+                FilterKind::Notrace => functions.notrace = old,
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Records a `function` event: `ip` (a call site) was called from
+    /// `parent_ip`. Called by the patch engine, with preemption off.
+    pub(crate) fn record_function(&self, ip: usize, parent_ip: usize) {
+        if !self.tracing_on() {
+            return;
+        }
+        // SAFETY: preemption is off (the dispatcher's), so this is stable.
+        let cpu = unsafe { bindings::rft_smp_processor_id() } as usize;
+        if !self.traces_cpu(cpu) {
+            return;
+        }
+        // SAFETY: plain read of the current task.
+        let pid = unsafe { bindings::rft_current_pid() };
+        let (flags, depth) = current_context();
+        let mut record = [0u8; tmp_records::FUNCTION_RECORD_SIZE];
+        tmp_records::encode_function(
+            &mut record,
+            EntryHeader {
+                kind: tmp_records::TYPE_FUNCTION,
+                flags,
+                // Not counting the dispatcher's own preemption disabling.
+                preempt_count: depth.saturating_sub(1),
+                pid,
+            },
+            ip as u64,
+            parent_ip as u64,
+        );
+        self.save_comm_once(cpu, pid);
+        let written = self.with_live_buffer(|buffer, preempt_off| {
+            buffer.write(preempt_off, &record, &|| self.now())
+        });
+        if written {
+            self.readers.wake_all();
+        }
+    }
+
+    /// Saves the current task's name for `saved_cmdlines` unless this CPU
+    /// saved it last; never waits for the lock (any context may call).
+    fn save_comm_once(&self, cpu: usize, pid: i32) {
+        if !self.options().has(trace_options::RECORD_CMD) {
+            return;
+        }
+        let Some(last) = self.last_saved_pid.get(cpu) else {
+            return;
+        };
+        if last.load(Relaxed) == pid {
+            return;
+        }
+        let mut comm = [0u8; COMM_LEN];
+        // SAFETY: `comm` has room for a task name and its NUL.
+        unsafe { bindings::rft_current_comm(comm.as_mut_ptr()) };
+        if let Some(mut cmdlines) = self.cmdlines.try_lock() {
+            cmdlines.save(pid, &comm);
+            last.store(pid, Relaxed);
+        }
+    }
+
+    /// Whether `tracing_cpumask` has `cpu`.
+    fn traces_cpu(&self, cpu: usize) -> bool {
+        self.traced_cpus
+            .get(cpu / 64)
+            .is_some_and(|w| w.load(Relaxed) & (1 << (cpu % 64)) != 0)
     }
 
     /// The CPUs that are traced.
@@ -456,7 +597,11 @@ impl Instance {
 
     /// Sets the CPUs that are traced.
     pub(crate) fn set_cpumask(&self, mask: CpuMask) {
-        self.control.lock().cpumask = mask;
+        let mut control = self.control.lock();
+        control.cpumask = mask;
+        for (word, bits) in self.traced_cpus.iter().zip(mask.words()) {
+            word.store(*bits, Relaxed);
+        }
     }
 
     /// Explains in `error_log` why a write of `command` to `file` failed.
@@ -496,6 +641,8 @@ impl Comm {
 #[pinned_drop]
 impl PinnedDrop for Instance {
     fn drop(self: Pin<&mut Self>) {
+        // The engine must not call into the instance any more.
+        function_tracer::stop(&mut self.functions.lock());
         // SAFETY: `live` holds a reference made by `Arc::into_raw`; no
         // writer runs any more when the instance itself goes away.
         drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });
@@ -564,4 +711,15 @@ pub(crate) fn online_cpus() -> u32 {
 fn local_clock_ns() -> u64 {
     // SAFETY: `local_clock` may be called from any context.
     unsafe { bindings::rft_local_clock() }
+}
+
+mod tmp_records {
+    use crate::portable::output::{EntryHeader, ENTRY_HEADER_SIZE};
+    pub(crate) const TYPE_FUNCTION: u16 = 1;
+    pub(crate) const FUNCTION_RECORD_SIZE: usize = ENTRY_HEADER_SIZE + 16;
+    pub(crate) fn encode_function(out: &mut [u8], header: EntryHeader, ip: u64, parent: u64) {
+        out[..ENTRY_HEADER_SIZE].copy_from_slice(&header.to_bytes());
+        out[ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8].copy_from_slice(&ip.to_le_bytes());
+        out[ENTRY_HEADER_SIZE + 8..].copy_from_slice(&parent.to_le_bytes());
+    }
 }

@@ -10,7 +10,12 @@
 mod bench;
 mod bindings;
 mod control_files;
+mod fentry;
+mod function_files;
+mod function_filter;
+mod function_tracer;
 mod instance;
+mod ksyms;
 mod portable;
 mod rftracefs;
 mod ring_buffer;
@@ -40,15 +45,34 @@ module! {
 }
 
 /// The loaded module: the registered file system and the top-level trace
-/// instance it shows.
+/// instance it shows, over the patch engine. Fields drop in order: the file
+/// system (and every tracer with it) goes before the engine.
 #[pin_data]
 struct Rftrace {
     #[pin]
     fs: rftracefs::Registration,
+    engine: EngineRunning,
+}
+
+/// The patch engine is started; dropping this stops it.
+struct EngineRunning;
+
+impl EngineRunning {
+    fn start(module: &'static ThisModule) -> Result<Self> {
+        fentry::start(module)?;
+        Ok(EngineRunning)
+    }
+}
+
+impl Drop for EngineRunning {
+    fn drop(&mut self) {
+        fentry::stop();
+    }
 }
 
 impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        let engine = EngineRunning::start(module);
         let top = instance::Instance::new_top();
         if let Ok(top) = &top {
             bench::run(
@@ -58,6 +82,7 @@ impl kernel::InPlaceModule for Rftrace {
             );
         }
         try_pin_init!(Self {
+            engine: engine?,
             fs <- rftracefs::Registration::new(module, top?),
         })
     }

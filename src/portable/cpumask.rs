@@ -11,7 +11,8 @@ use core::fmt;
 
 /// The largest CPU count a mask can describe.
 pub(crate) const MAX_CPUS: usize = 512;
-const WORDS: usize = MAX_CPUS / 64;
+/// The number of 64-bit words of a mask.
+pub(crate) const WORDS: usize = MAX_CPUS / 64;
 const GROUP_BITS: usize = 32;
 
 /// A set of CPU numbers below `MAX_CPUS`.
@@ -40,6 +41,11 @@ impl CpuMask {
         if cpu < MAX_CPUS {
             self.words[cpu / 64] |= 1 << (cpu % 64);
         }
+    }
+
+    /// The mask as 64-bit words, CPU 0 in bit 0 of the first.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
     }
 
     /// Whether every CPU in `self` is also in `other`.

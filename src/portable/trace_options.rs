@@ -43,7 +43,24 @@ trace_options! {
     OVERWRITE = 9, "overwrite", true;
     IRQ_INFO = 10, "irq-info", true;
     MARKERS = 11, "markers", true;
+    FUNCTION_TRACE = 12, "function-trace", true;
+    FUNCTION_FORK = 13, "function-fork", false;
 }
+
+/// `func_stack_trace`: the function tracer records a stack trace after
+/// each function event.
+pub(crate) const FUNC_STACK_TRACE: TraceOption = TraceOption {
+    name: "func_stack_trace",
+    bit: 1 << 24,
+    default: false,
+};
+
+/// The function tracer's own options.
+pub(crate) const FUNCTION_TRACER_OPTIONS: &[TraceOption] = &[FUNC_STACK_TRACE];
+
+/// The options of every tracer, which each have a file in `options/` (a
+/// tracer's options are listed in `trace_options` only while it runs).
+pub(crate) const TRACER_OPTIONS: &[TraceOption] = FUNCTION_TRACER_OPTIONS;
 
 /// A set of options, one bit each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,20 +91,28 @@ impl OptionSet {
     }
 }
 
-/// Looks an option up by name.
-pub(crate) fn find(name: &[u8]) -> Option<TraceOption> {
-    ALL.iter().copied().find(|o| o.name.as_bytes() == name)
+/// Looks an option up by name among the general ones and `extra` (the
+/// current tracer's).
+pub(crate) fn find(name: &[u8], extra: &[TraceOption]) -> Option<TraceOption> {
+    ALL.iter()
+        .chain(extra)
+        .copied()
+        .find(|o| o.name.as_bytes() == name)
 }
 
 /// Parses a write to `trace_options`: one option name, prefixed with `no`
-/// to turn it off.
-pub(crate) fn parse_setting(text: &[u8]) -> Result<(TraceOption, bool), InputError> {
+/// to turn it off; the general options and those of the current tracer,
+/// `extra`, are known.
+pub(crate) fn parse_setting(
+    text: &[u8],
+    extra: &[TraceOption],
+) -> Result<(TraceOption, bool), InputError> {
     let word = input::word(text)?;
-    if let Some(option) = find(word) {
+    if let Some(option) = find(word, extra) {
         return Ok((option, true));
     }
     word.strip_prefix(b"no")
-        .and_then(find)
+        .and_then(|name| find(name, extra))
         .map(|option| (option, false))
         .ok_or(InputError::UnknownValue)
 }
@@ -105,23 +130,37 @@ mod tests {
 
     #[test]
     fn bits_are_distinct() {
-        let all = ALL.iter().fold(0u32, |acc, o| {
+        let all = ALL.iter().chain(TRACER_OPTIONS).fold(0u32, |acc, o| {
             assert_eq!(acc & o.bit, 0, "{} reuses a bit", o.name);
             acc | o.bit
         });
-        assert_eq!(all.count_ones() as usize, ALL.len());
+        assert_eq!(all.count_ones() as usize, ALL.len() + TRACER_OPTIONS.len());
     }
 
     #[test]
     fn parses_settings() {
-        assert_eq!(parse_setting(b"raw\n"), Ok((RAW, true)));
-        assert_eq!(parse_setting(b"nooverwrite"), Ok((OVERWRITE, false)));
-        assert_eq!(parse_setting(b"noraw "), Ok((RAW, false)));
-        assert_eq!(parse_setting(b"bogus"), Err(InputError::UnknownValue));
-        assert_eq!(parse_setting(b"no"), Err(InputError::UnknownValue));
-        assert_eq!(parse_setting(b"raw hex"), Err(InputError::UnknownValue));
-        assert_eq!(parse_setting(b""), Err(InputError::UnknownValue));
-        assert_eq!(parse_setting(b"r\x00aw"), Err(InputError::NotText));
+        assert_eq!(parse_setting(b"raw\n", &[]), Ok((RAW, true)));
+        assert_eq!(parse_setting(b"nooverwrite", &[]), Ok((OVERWRITE, false)));
+        assert_eq!(parse_setting(b"noraw ", &[]), Ok((RAW, false)));
+        assert_eq!(parse_setting(b"bogus", &[]), Err(InputError::UnknownValue));
+        assert_eq!(parse_setting(b"no", &[]), Err(InputError::UnknownValue));
+        assert_eq!(parse_setting(b"raw hex", &[]), Err(InputError::UnknownValue));
+        assert_eq!(parse_setting(b"", &[]), Err(InputError::UnknownValue));
+        assert_eq!(parse_setting(b"r\x00aw", &[]), Err(InputError::NotText));
+    }
+
+    #[test]
+    fn tracer_options_only_while_their_tracer_runs() {
+        assert_eq!(
+            parse_setting(b"func_stack_trace", &[]),
+            Err(InputError::UnknownValue)
+        );
+        assert_eq!(
+            parse_setting(b"nofunc_stack_trace", FUNCTION_TRACER_OPTIONS),
+            Ok((FUNC_STACK_TRACE, false))
+        );
+        assert!(!OptionSet::defaults().has(FUNCTION_FORK));
+        assert!(OptionSet::defaults().has(FUNCTION_TRACE));
     }
 
     #[test]

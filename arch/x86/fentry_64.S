@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The entry trampoline of rftrace's __fentry__ patch engine.
+ *
+ * A traced function's `call __fentry__` site (the NOP5 the kernel leaves
+ * there) is patched to `call rftrace_fentry_trampoline`. The trampoline
+ * builds a struct pt_regs on the stack as the function saw its registers,
+ * hands (ip of the call site, parent ip, regs) to the Rust dispatcher
+ * `rftrace_fentry_dispatch` and returns into the function with the
+ * argument registers as the dispatcher left them.
+ *
+ * On entry:   0(%rsp) = return address into the traced function (site + 5)
+ *             8(%rsp) = the traced function's own return address (parent)
+ * Every general-purpose register is saved, so handlers see a complete
+ * pt_regs (kprobe-style handlers read arguments and %sp from it); %rflags is
+ * saved too. The callee-saved registers are not reloaded: the dispatcher,
+ * a C-ABI function, preserves them.
+ */
+#include <linux/linkage.h>
+#include <linux/objtool.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
+#include <asm/nospec-branch.h>
+#include <asm/unwind_hints.h>
+
+/* The size of the call instruction at a site. */
+#define RFT_CALL_SIZE	5
+
+	.code64
+	.section .text, "ax"
+
+SYM_FUNC_START(rftrace_fentry_trampoline)
+	/* Only ever reached by a direct call from a patched site. */
+	ANNOTATE_NOENDBR
+	subq	$FRAME_SIZE, %rsp
+
+	movq	%rdi, RDI(%rsp)
+	movq	%rsi, RSI(%rsp)
+	movq	%rdx, RDX(%rsp)
+	movq	%rcx, RCX(%rsp)
+	movq	%r8, R8(%rsp)
+	movq	%r9, R9(%rsp)
+	movq	%rax, RAX(%rsp)
+	movq	%r10, R10(%rsp)
+	movq	%r11, R11(%rsp)
+	movq	%rbx, RBX(%rsp)
+	movq	%rbp, RBP(%rsp)
+	movq	%r12, R12(%rsp)
+	movq	%r13, R13(%rsp)
+	movq	%r14, R14(%rsp)
+	movq	%r15, R15(%rsp)
+	movq	$-1, ORIG_RAX(%rsp)
+	movq	$__KERNEL_CS, CS(%rsp)
+	movq	$__KERNEL_DS, SS(%rsp)
+	pushfq
+	popq	EFLAGS(%rsp)
+
+	/* regs->ip: the call site, as ftrace reports it. */
+	movq	FRAME_SIZE(%rsp), %rdi
+	subq	$RFT_CALL_SIZE, %rdi
+	movq	%rdi, RIP(%rsp)
+	/* regs->sp: the stack pointer at the site, pointing at the parent. */
+	leaq	FRAME_SIZE+8(%rsp), %rsi
+	movq	%rsi, RSP(%rsp)
+	/* The parent: the traced function's return address. */
+	movq	(%rsi), %rsi
+	movq	%rsp, %rdx
+
+	call	rftrace_fentry_dispatch
+
+	movq	RDI(%rsp), %rdi
+	movq	RSI(%rsp), %rsi
+	movq	RDX(%rsp), %rdx
+	movq	RCX(%rsp), %rcx
+	movq	R8(%rsp), %r8
+	movq	R9(%rsp), %r9
+	movq	RAX(%rsp), %rax
+	movq	R10(%rsp), %r10
+	movq	R11(%rsp), %r11
+	addq	$FRAME_SIZE, %rsp
+	RET
+SYM_FUNC_END(rftrace_fentry_trampoline)

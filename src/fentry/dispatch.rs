@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The dispatcher: what the trampoline calls on every hit of a patched
+//! site. Lock-free: it finds the site's handler set under RCU (preemption
+//! off) and calls each client.
+//!
+//! Recursion protection works as ftrace's: a bit per context (normal,
+//! softirq, hardirq, NMI) per CPU; a call that finds its context's bit set
+//! is dropped, except once through a "transition" bit, because a traced
+//! function can run at interrupt entry before the preemption count says
+//! the CPU is in the interrupt.
+
+use super::engine::{current_table, Engine};
+use super::ENGINE;
+use crate::bindings;
+use kernel::sync::atomic::{Acquire, Relaxed};
+
+/// The bit of the transition between two contexts.
+const TRANSITION_BIT: u32 = 1 << 4;
+
+/// Called by the trampoline with the call site, the traced function's
+/// return address and the registers at the site.
+///
+/// # Safety
+///
+/// Called only by `rftrace_fentry_trampoline`, with `regs` pointing at the
+/// `pt_regs` it built on its stack.
+#[no_mangle]
+pub unsafe extern "C" fn rftrace_fentry_dispatch(
+    ip: usize,
+    parent_ip: usize,
+    regs: *mut bindings::pt_regs,
+) {
+    let engine = ENGINE.load(Acquire);
+    if engine.is_null() {
+        return;
+    }
+    // SAFETY: the engine is published before any site is patched and freed
+    // only after every site is unpatched and no task can be running here
+    // (an RCU-tasks grace period at unload).
+    let engine = unsafe { &*engine };
+    let Some(_guard) = RecursionGuard::enter(engine) else {
+        return;
+    };
+    // SAFETY: tables are freed an RCU grace period after being replaced,
+    // and preemption is off here.
+    let table = unsafe { &*current_table(engine) };
+    let Some(site) = table.find(ip) else {
+        return;
+    };
+    let set = site.handlers.load(Acquire);
+    if set.is_null() {
+        return;
+    }
+    // SAFETY: a handler set lives an RCU grace period after the last site
+    // stopped pointing at it; preemption is off.
+    let set = unsafe { &*set };
+    for client in set.clients.iter() {
+        // SAFETY: `regs` is the trampoline's frame, alive for this call.
+        client.call(ip, parent_ip, unsafe { &mut *regs });
+    }
+}
+
+/// One context's claim on a CPU's recursion bits, with preemption off.
+struct RecursionGuard<'a> {
+    engine: &'a Engine,
+    cpu: usize,
+    bit: u32,
+}
+
+impl<'a> RecursionGuard<'a> {
+    /// Disables preemption and takes the current context's bit, or returns
+    /// `None` (counting a miss) if this context is already dispatching.
+    fn enter(engine: &'a Engine) -> Option<Self> {
+        // SAFETY: always allowed; undone in `Drop` or below.
+        unsafe { bindings::rft_preempt_disable_notrace() };
+        // SAFETY: preemption is off, so the CPU and count are stable.
+        let (cpu, count) = unsafe {
+            (
+                bindings::rft_smp_processor_id() as usize,
+                bindings::rft_preempt_count(),
+            )
+        };
+        let Some(bits) = engine.recursion.get(cpu) else {
+            // SAFETY: disabled above.
+            unsafe { bindings::rft_preempt_enable_notrace() };
+            return None;
+        };
+        let mut bit = context_bit(count);
+        let held = bits.load(Relaxed);
+        if held & bit != 0 {
+            // Possibly a new context the count does not show yet.
+            bit = TRANSITION_BIT;
+            if held & bit != 0 {
+                engine.recursion_misses.add(1, Relaxed);
+                // SAFETY: disabled above.
+                unsafe { bindings::rft_preempt_enable_notrace() };
+                return None;
+            }
+        }
+        // Only this CPU changes its bits, and an interrupt that does so
+        // restores them before returning: a plain store is enough.
+        bits.store(held | bit, Relaxed);
+        Some(RecursionGuard { engine, cpu, bit })
+    }
+}
+
+impl Drop for RecursionGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(bits) = self.engine.recursion.get(self.cpu) {
+            bits.store(bits.load(Relaxed) & !self.bit, Relaxed);
+        }
+        // SAFETY: disabled by `enter`.
+        unsafe { bindings::rft_preempt_enable_notrace() };
+    }
+}
+
+/// The recursion bit of the context `preempt_count` describes.
+fn context_bit(count: u32) -> u32 {
+    let level = if count & bindings::RFT_NMI_MASK != 0 {
+        3
+    } else if count & bindings::RFT_HARDIRQ_MASK != 0 {
+        2
+    } else if count & bindings::RFT_SOFTIRQ_OFFSET != 0 {
+        1
+    } else {
+        0
+    };
+    1 << level
+}

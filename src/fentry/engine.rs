@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The engine: which client each site calls, and patching sites to match.
+//!
+//! Each client (a tracer of an instance) holds one of 64 slots. A site's
+//! mask has a bit for every slot whose selector wants it; a site with a
+//! non-empty mask is taken from the kernel's ftrace and patched to call the
+//! trampoline, and points at the [`HandlerSet`] of its mask. Changing a
+//! selection recomputes only that slot's bit, and patches only the sites
+//! whose mask became empty or non-empty.
+//!
+//! # Lock order
+//!
+//! `Engine::state`, then the kernel's `ftrace_lock`, then `text_mutex`
+//! (the kernel takes the last two in that order too). Selectors and
+//! clients are called with the state lock held and must not take it, nor
+//! any lock of an instance's control path.
+
+use super::handlers::{FentryClient, HandlerSet, SiteSelector};
+use super::sites::{Segment, Site, SiteTable};
+use crate::bindings;
+use crate::ksyms::{self, Busy, FtraceLocked};
+use kernel::{
+    new_mutex,
+    prelude::*,
+    sync::{
+        atomic::{Acquire, Atomic, Relaxed, Release},
+        Arc, Mutex,
+    },
+};
+
+/// The bytes at an idle site: the 5-byte NOP the kernel's ftrace writes.
+pub(crate) const NOP5: [u8; 5] = [0x0f, 0x1f, 0x44, 0x00, 0x00];
+/// Engine slots: one bit of a site's mask each.
+pub(crate) const SLOTS: usize = 64;
+/// Sites handled between two chances to reschedule.
+const RESCHED_EVERY: usize = 256;
+
+extern "C" {
+    /// The entry trampoline (`arch/x86/fentry_64.S`).
+    fn rftrace_fentry_trampoline();
+}
+
+/// `call rftrace_fentry_trampoline` as placed at `ip`, if the trampoline is
+/// within reach of a 32-bit displacement from there.
+pub(crate) fn call_insn(ip: usize) -> Option<[u8; 5]> {
+    let target = rftrace_fentry_trampoline as usize as i64;
+    let displacement = i32::try_from(target.wrapping_sub(ip as i64 + 5)).ok()?;
+    let d = displacement.to_le_bytes();
+    Some([0xe8, d[0], d[1], d[2], d[3]])
+}
+
+/// A client's place in the engine.
+struct Slot {
+    client: Arc<dyn FentryClient>,
+    selector: Arc<dyn SiteSelector>,
+}
+
+/// The engine's state, under its lock.
+pub(crate) struct State {
+    pub(crate) table: Arc<SiteTable>,
+    slots: [Option<Slot>; SLOTS],
+    /// Every handler set some site points at.
+    sets: KVec<Arc<HandlerSet>>,
+}
+
+/// A change planned for one site.
+struct Change<'a> {
+    segment: &'a Segment,
+    site: &'a Site,
+    mask: u64,
+}
+
+/// What an update did, for the caller to report.
+#[derive(Default, Debug)]
+pub(crate) struct UpdateReport {
+    /// Sites that started calling the trampoline.
+    pub(crate) patched: usize,
+    /// Sites given back to the kernel.
+    pub(crate) unpatched: usize,
+    /// Wanted sites skipped because they are in use elsewhere.
+    pub(crate) skipped_busy: usize,
+}
+
+/// Why an update was refused.
+pub(crate) enum UpdateError {
+    /// A named site is in use by the kernel's ftrace (a tracer, a kprobe,
+    /// BPF): its function name.
+    Busy(KVec<u8>),
+    /// Anything else.
+    Other(Error),
+}
+
+impl From<Error> for UpdateError {
+    fn from(e: Error) -> Self {
+        UpdateError::Other(e)
+    }
+}
+
+impl From<kernel::alloc::AllocError> for UpdateError {
+    fn from(_: kernel::alloc::AllocError) -> Self {
+        UpdateError::Other(ENOMEM)
+    }
+}
+
+/// The patch engine.
+///
+/// # Invariants
+///
+/// `table` points at `state.table`'s [`SiteTable`]; a table replaced there
+/// is kept alive until an RCU grace period after `table` moved on.
+#[pin_data]
+pub(crate) struct Engine {
+    pub(crate) table: Atomic<*const SiteTable>,
+    #[pin]
+    pub(crate) state: Mutex<State>,
+    /// Per-CPU recursion bits of the dispatcher (one per context).
+    pub(crate) recursion: KVec<Atomic<u32>>,
+    /// Calls dropped because they recursed.
+    pub(crate) recursion_misses: Atomic<u64>,
+}
+
+// SAFETY: the raw table pointer is only read under RCU and written under
+// the state lock.
+unsafe impl Send for Engine {}
+// SAFETY: as above.
+unsafe impl Sync for Engine {}
+
+impl Engine {
+    /// An engine over the sites of `table`, none patched.
+    pub(crate) fn new(table: SiteTable, nr_cpus: usize) -> Result<impl PinInit<Self, Error>> {
+        let initial = Arc::new(table, GFP_KERNEL)?;
+        let mut recursion = KVec::with_capacity(nr_cpus, GFP_KERNEL)?;
+        for _ in 0..nr_cpus {
+            recursion.push(Atomic::new(0), GFP_KERNEL)?;
+        }
+        let raw: *const SiteTable = &*initial;
+        Ok(try_pin_init!(Engine {
+            table: Atomic::new(raw),
+            state <- new_mutex!(State {
+                table: initial,
+                slots: [const { None }; SLOTS],
+                sets: KVec::new(),
+            }),
+            recursion,
+            recursion_misses: Atomic::new(0),
+        }? Error))
+    }
+
+    /// Attaches `client`, calling it on the sites `selector` wants.
+    pub(crate) fn register(
+        &self,
+        client: Arc<dyn FentryClient>,
+        selector: Arc<dyn SiteSelector>,
+    ) -> Result<(usize, UpdateReport), UpdateError> {
+        let mut state = self.state.lock();
+        let slot = state
+            .slots
+            .iter()
+            .position(Option::is_none)
+            .ok_or(UpdateError::Other(ENOSPC))?;
+        let Some(entry) = state.slots.get_mut(slot) else {
+            return Err(UpdateError::Other(ENOSPC));
+        };
+        *entry = Some(Slot { client, selector });
+        match self.apply(&mut state, slot, None) {
+            Ok(report) => Ok((slot, report)),
+            Err(e) => {
+                if let Some(entry) = state.slots.get_mut(slot) {
+                    *entry = None;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Replaces the selector of `slot` and re-patches what changed. On
+    /// error nothing changed.
+    pub(crate) fn reselect(
+        &self,
+        slot: usize,
+        selector: Arc<dyn SiteSelector>,
+    ) -> Result<UpdateReport, UpdateError> {
+        let mut state = self.state.lock();
+        let entry = state.slots.get_mut(slot).and_then(Option::as_mut);
+        let entry = entry.ok_or(UpdateError::Other(EINVAL))?;
+        let old = core::mem::replace(&mut entry.selector, selector);
+        let result = self.apply(&mut state, slot, None);
+        if result.is_err() {
+            if let Some(entry) = state.slots.get_mut(slot).and_then(Option::as_mut) {
+                entry.selector = old;
+            }
+        }
+        result
+    }
+
+    /// Detaches the client of `slot`: its sites stop calling it, and once
+    /// this returns no CPU runs it any more.
+    pub(crate) fn unregister(&self, slot: usize) {
+        let mut state = self.state.lock();
+        let Some(entry) = state.slots.get_mut(slot).and_then(Option::as_mut) else {
+            return;
+        };
+        entry.selector = Arc::new(SelectNothing, GFP_KERNEL)
+            .map(|s| s as Arc<dyn SiteSelector>)
+            .unwrap_or_else(|_| entry.selector.clone());
+        // Un-selecting never needs memory for new handler sets beyond the
+        // plan; should even that fail, the sites are cleared one by one.
+        if self.apply(&mut state, slot, None).is_err() {
+            self.clear_slot_slowly(&mut state, slot);
+        }
+        let removed = state.slots.get_mut(slot).and_then(Option::take);
+        drop(state);
+        // The handler sets that held the client are gone; wait until no CPU
+        // can still be calling it before dropping the last reference.
+        wait_for_dispatchers();
+        drop(removed);
+    }
+
+    /// Plans and applies `slot`'s selection over every segment (or only
+    /// `only`).
+    pub(crate) fn apply(
+        &self,
+        state: &mut State,
+        slot: usize,
+        only: Option<&Segment>,
+    ) -> Result<UpdateReport, UpdateError> {
+        let bit = 1u64 << slot;
+        let table = state.table.clone();
+        let selector = state
+            .slots
+            .get(slot)
+            .and_then(Option::as_ref)
+            .map(|s| s.selector.clone());
+        let mut plan = KVec::new();
+        for segment in table.segments.iter() {
+            if only.is_some_and(|o| !core::ptr::eq(o, &**segment)) {
+                continue;
+            }
+            for (i, site) in segment.sites.iter().enumerate() {
+                let old = site.mask.load(Relaxed);
+                let wanted = selector
+                    .as_ref()
+                    .is_some_and(|s| s.selects(&segment.info(site)));
+                let new = if wanted { old | bit } else { old & !bit };
+                if new != old {
+                    plan.push(Change { segment, site, mask: new }, GFP_KERNEL)?;
+                }
+                maybe_resched(i);
+            }
+        }
+        let explicit = selector.as_ref().is_some_and(|s| s.explicit());
+        self.carry_out(state, plan, explicit)
+    }
+
+    /// Carries out `plan`: claims, patches and releases sites, points them
+    /// at their new handler sets.
+    fn carry_out(
+        &self,
+        state: &mut State,
+        mut plan: KVec<Change<'_>>,
+        explicit: bool,
+    ) -> Result<UpdateReport, UpdateError> {
+        let mut report = UpdateReport::default();
+        let mut kick = KVec::new();
+        {
+            let lock = FtraceLocked::lock()?;
+            // First check every site to be taken, so that a refusal leaves
+            // everything as it was.
+            let taken = |c: &Change<'_>| c.mask != 0 && !c.site.patched.load(Relaxed);
+            let busy = |c: &Change<'_>| taken(c) && claimable(&lock, c.site).is_err();
+            if explicit {
+                if let Some(change) = plan.iter().find(|c| busy(c)) {
+                    let mut name = KVec::new();
+                    name.extend_from_slice(change.segment.name_of(change.site), GFP_KERNEL)?;
+                    return Err(UpdateError::Busy(name));
+                }
+            } else {
+                let before = plan.len();
+                plan.retain(|c| !busy(c));
+                report.skipped_busy = before - plan.len();
+            }
+            // Handler sets for every new mask, before any site uses them.
+            for change in plan.iter() {
+                if change.mask != 0 {
+                    intern(state, change.mask)?;
+                }
+            }
+            let mut patcher = lock.patch();
+            for (i, change) in plan.iter().enumerate() {
+                let site = change.site;
+                let was_patched = site.patched.load(Relaxed);
+                if change.mask != 0 {
+                    let set = find_set(state, change.mask);
+                    site.handlers.store(set, Release);
+                    if !was_patched {
+                        // SAFETY: the site's record is live while its
+                        // segment is in the table.
+                        let mut rec = unsafe { lock.record(site.rec) };
+                        if rec.take().is_ok() {
+                            if let Some(call) = call_insn(site.ip) {
+                                // SAFETY: `ip` is a verified NOP5 call site
+                                // in live text; the call is 5 bytes too.
+                                unsafe { patcher.queue(site.ip, &call) };
+                                site.patched.store(true, Relaxed);
+                                report.patched += 1;
+                            }
+                        }
+                    }
+                } else if was_patched {
+                    if let Some(call) = call_insn(site.ip) {
+                        if text_is(site.ip, &call) {
+                            // SAFETY: the site holds our call, written by
+                            // this engine; the NOP is as long.
+                            unsafe { patcher.queue(site.ip, &NOP5) };
+                        } else {
+                            pr_err!("rftrace: site {:#x} was changed behind rftrace's back\n", site.ip);
+                        }
+                    }
+                }
+                site.mask.store(change.mask, Relaxed);
+                maybe_resched(i);
+            }
+            patcher.finish();
+            drop(patcher);
+            // The NOPs are in place: give the released sites back.
+            for change in plan.iter().filter(|c| c.mask == 0) {
+                let site = change.site;
+                if !site.patched.load(Relaxed) {
+                    continue;
+                }
+                site.handlers.store(core::ptr::null_mut(), Release);
+                site.patched.store(false, Relaxed);
+                // SAFETY: the record is live (see above).
+                let mut rec = unsafe { lock.record(site.rec) };
+                if rec.give_back(&lock) {
+                    kick.push(site.ip, GFP_KERNEL)?;
+                }
+                report.unpatched += 1;
+            }
+        }
+        if let Err(e) = ksyms::kick_kernel_ftrace(&mut kick) {
+            pr_warn!("rftrace: could not hand {} sites back to ftrace: {:?}\n", kick.len(), e);
+        }
+        self.collect_sets(state);
+        Ok(report)
+    }
+
+    /// Clears `slot`'s bit from every site without needing memory: the
+    /// fallback of [`Self::unregister`]. Sites whose mask becomes empty are
+    /// pointed at nothing; they stay patched (calling nobody) until the
+    /// engine shuts down.
+    fn clear_slot_slowly(&self, state: &mut State, slot: usize) {
+        let bit = 1u64 << slot;
+        for segment in state.table.segments.iter() {
+            for site in segment.sites.iter() {
+                let mask = site.mask.load(Relaxed);
+                if mask & bit != 0 {
+                    site.handlers.store(core::ptr::null_mut(), Release);
+                    site.mask.store(0, Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Drops the handler sets no site uses any more, once no CPU can still
+    /// be running one.
+    fn collect_sets(&self, state: &mut State) {
+        let in_use = |mask: u64| {
+            state.table.segments.iter().any(|segment| {
+                segment
+                    .sites
+                    .iter()
+                    .any(|s| s.mask.load(Relaxed) == mask && !s.handlers.load(Relaxed).is_null())
+            })
+        };
+        // Room for every set first, so that none is dropped early; without
+        // it the sets stay until a later update.
+        let Ok(mut unused) = KVec::with_capacity(state.sets.len(), GFP_KERNEL) else {
+            return;
+        };
+        let mut i = 0;
+        while let Some(set) = state.sets.get(i) {
+            if in_use(set.mask) {
+                i += 1;
+            } else if let Ok(set) = state.sets.remove(i) {
+                // Within the capacity reserved: cannot fail.
+                let _ = unused.push(set, GFP_ATOMIC);
+            } else {
+                break;
+            }
+        }
+        if !unused.is_empty() {
+            wait_for_dispatchers();
+            drop(unused);
+        }
+    }
+
+    /// Replaces the site table by `table` (a module came or went).
+    pub(crate) fn set_table(&self, state: &mut State, table: SiteTable) -> Result {
+        let table = Arc::new(table, GFP_KERNEL)?;
+        let raw: *const SiteTable = &*table;
+        let old = core::mem::replace(&mut state.table, table);
+        self.table.store(raw, Release);
+        wait_for_dispatchers();
+        drop(old);
+        Ok(())
+    }
+
+    /// Every registered slot, for re-applying selections to a new segment.
+    pub(crate) fn used_slots(state: &State) -> impl Iterator<Item = usize> + '_ {
+        (0..SLOTS).filter(|s| state.slots.get(*s).is_some_and(Option::is_some))
+    }
+
+    /// Unpatches every site of `segment` (its module is going) and gives
+    /// the records back.
+    pub(crate) fn release_segment(&self, state: &mut State, segment: &Segment) {
+        let mut plan = KVec::new();
+        for site in segment.sites.iter() {
+            if site.mask.load(Relaxed) != 0
+                && plan.push(Change { segment, site, mask: 0 }, GFP_KERNEL).is_err()
+            {
+                break;
+            }
+        }
+        if self.carry_out(state, plan, false).is_err() {
+            pr_err!("rftrace: could not unpatch a going module's sites\n");
+        }
+    }
+
+    /// Unpatches every site: the engine is shutting down.
+    pub(crate) fn release_all(&self) {
+        let mut state = self.state.lock();
+        let table = state.table.clone();
+        for segment in table.segments.iter() {
+            self.release_segment(&mut state, segment);
+        }
+        for slot in state.slots.iter_mut() {
+            *slot = None;
+        }
+    }
+
+    /// The site table, for listing and matching sites.
+    pub(crate) fn table(&self) -> Arc<SiteTable> {
+        self.state.lock().table.clone()
+    }
+}
+
+/// Whether rftrace may take `site` now: the kernel's ftrace does not use
+/// it and it holds the NOP.
+fn claimable(lock: &FtraceLocked, site: &Site) -> core::result::Result<(), Busy> {
+    // SAFETY: the record is live while the site's segment is in the table.
+    let rec = unsafe { lock.record(site.rec) };
+    rec.availability()?;
+    call_insn(site.ip).ok_or(Busy::Invalid)?;
+    if !text_is(site.ip, &NOP5) {
+        // Someone patched it without ftrace (an int3 kprobe, BPF).
+        return Err(Busy::InUse);
+    }
+    Ok(())
+}
+
+/// Whether the text at `ip` is `bytes`.
+fn text_is(ip: usize, bytes: &[u8; 5]) -> bool {
+    let mut now = [0u8; 5];
+    ksyms::read_text(ip, &mut now).is_ok() && now == *bytes
+}
+
+/// Makes sure a handler set for `mask` exists.
+fn intern(state: &mut State, mask: u64) -> Result {
+    if state.sets.iter().any(|s| s.mask == mask) {
+        return Ok(());
+    }
+    let mut clients = KVec::new();
+    for (slot, entry) in state.slots.iter().enumerate() {
+        if let Some(entry) = entry.as_ref().filter(|_| mask & (1 << slot) != 0) {
+            clients.push(entry.client.clone(), GFP_KERNEL)?;
+        }
+    }
+    let set = Arc::new(HandlerSet { mask, clients }, GFP_KERNEL)?;
+    state.sets.push(set, GFP_KERNEL)?;
+    Ok(())
+}
+
+/// The handler set of `mask`, made by [`intern`].
+fn find_set(state: &State, mask: u64) -> *mut HandlerSet {
+    state
+        .sets
+        .iter()
+        .find(|s| s.mask == mask)
+        .map_or(core::ptr::null_mut(), |s| {
+            let p: *const HandlerSet = &**s;
+            p.cast_mut()
+        })
+}
+
+/// Lets other tasks run during long loops (all locks held are mutexes).
+fn maybe_resched(i: usize) {
+    if i % RESCHED_EVERY == RESCHED_EVERY - 1 {
+        // SAFETY: process context; only sleeping locks are held.
+        unsafe { bindings::rft_cond_resched() };
+    }
+}
+
+/// Waits until no CPU can still be dispatching with what was unpublished
+/// before the call: dispatchers run with preemption off (an RCU read side),
+/// and the "rude" flavour also covers CPUs where RCU is not watching.
+pub(crate) fn wait_for_dispatchers() {
+    // SAFETY: process context.
+    unsafe {
+        bindings::synchronize_rcu();
+        bindings::synchronize_rcu_tasks_rude();
+    }
+}
+
+/// The selector of a slot being emptied.
+struct SelectNothing;
+
+impl SiteSelector for SelectNothing {
+    fn selects(&self, _: &super::sites::SiteInfo<'_>) -> bool {
+        false
+    }
+
+    fn explicit(&self) -> bool {
+        false
+    }
+}
+
+/// Reads what the table lookup needs under `Acquire`, for the dispatcher.
+pub(crate) fn current_table(engine: &Engine) -> *const SiteTable {
+    engine.table.load(Acquire)
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The `__fentry__` call sites rftrace can patch, and the table the
+//! dispatcher looks them up in.
+//!
+//! Sites come from the kernel's ftrace records: one segment for vmlinux,
+//! one per loaded module (its core text; `__init` functions are left out,
+//! their text goes away while the module lives). A segment is made once and
+//! never changes shape; the table that lists the segments is replaced, under
+//! RCU, when a module comes or goes.
+
+use super::handlers::HandlerSet;
+use crate::bindings;
+use kernel::{
+    prelude::*,
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Arc,
+    },
+};
+
+/// The serial number of the next segment.
+static NEXT_SERIAL: Atomic<u64> = Atomic::new(1);
+
+/// The longest module name kept (`MODULE_NAME_LEN` is 56).
+pub(crate) const MODULE_NAME_MAX: usize = 64;
+
+/// One call site.
+///
+/// # Invariants
+///
+/// `rec` is the kernel's ftrace record of `ip` while the site's segment is
+/// in the engine's table. `mask` and `patched` are changed only with the
+/// engine's lock held; `handlers` is null or points at a [`HandlerSet`]
+/// kept alive by the engine for as long as any site points at it and one
+/// RCU grace period after.
+pub(crate) struct Site {
+    pub(crate) ip: usize,
+    name_start: u32,
+    name_len: u16,
+    pub(crate) rec: *mut bindings::dyn_ftrace,
+    /// One bit per engine registration that selects the site.
+    pub(crate) mask: Atomic<u64>,
+    /// Whether the site currently calls the trampoline.
+    pub(crate) patched: Atomic<bool>,
+    /// What the dispatcher calls for this site.
+    pub(crate) handlers: Atomic<*mut HandlerSet>,
+}
+
+/// The sites of vmlinux or of one module, sorted by address.
+pub(crate) struct Segment {
+    /// Unique among all segments ever made: an address recorded in a
+    /// filter is only ever matched against the segment it was chosen in,
+    /// not against a module loaded later at the same place.
+    pub(crate) serial: u64,
+    /// The module, or `None` for vmlinux.
+    pub(crate) module: Option<*mut bindings::module>,
+    module_name: [u8; MODULE_NAME_MAX],
+    module_name_len: usize,
+    /// Text range covered: `[start, end)`.
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) sites: KVec<Site>,
+    names: KVec<u8>,
+}
+
+// SAFETY: the raw pointers name kernel objects (ftrace records, the module)
+// that outlive the segment's place in the table; mutation goes through
+// atomics.
+unsafe impl Send for Segment {}
+// SAFETY: as above.
+unsafe impl Sync for Segment {}
+
+/// What a filter sees of a site.
+#[derive(Clone, Copy)]
+pub(crate) struct SiteInfo<'a> {
+    pub(crate) serial: u64,
+    pub(crate) ip: usize,
+    pub(crate) name: &'a [u8],
+    /// The module's name, `None` for vmlinux.
+    pub(crate) module: Option<&'a [u8]>,
+}
+
+impl Segment {
+    /// An empty segment for `module` (or vmlinux) named `name`.
+    pub(crate) fn new(module: Option<*mut bindings::module>, name: &[u8]) -> Self {
+        let mut module_name = [0u8; MODULE_NAME_MAX];
+        let len = name.len().min(MODULE_NAME_MAX);
+        module_name[..len].copy_from_slice(&name[..len]);
+        Segment {
+            serial: NEXT_SERIAL.fetch_add(1, Relaxed),
+            module,
+            module_name,
+            module_name_len: len,
+            start: usize::MAX,
+            end: 0,
+            sites: KVec::new(),
+            names: KVec::new(),
+        }
+    }
+
+    /// The module's name, `None` for vmlinux.
+    pub(crate) fn module_name(&self) -> Option<&[u8]> {
+        self.module.map(|_| &self.module_name[..self.module_name_len])
+    }
+
+    /// Adds a site (in increasing address order) named `name`.
+    pub(crate) fn push(&mut self, ip: usize, name: &[u8], rec: *mut bindings::dyn_ftrace) -> Result {
+        let name = name.get(..name.len().min(u16::MAX as usize)).unwrap_or(name);
+        let name_start = u32::try_from(self.names.len()).map_err(|_| ENOMEM)?;
+        self.names.extend_from_slice(name, GFP_KERNEL)?;
+        self.sites.push(
+            Site {
+                ip,
+                name_start,
+                name_len: name.len() as u16,
+                rec,
+                mask: Atomic::new(0),
+                patched: Atomic::new(false),
+                handlers: Atomic::new(core::ptr::null_mut()),
+            },
+            GFP_KERNEL,
+        )?;
+        self.start = self.start.min(ip);
+        self.end = self.end.max(ip + 1);
+        Ok(())
+    }
+
+    /// The function name of `site`.
+    pub(crate) fn name_of(&self, site: &Site) -> &[u8] {
+        let start = site.name_start as usize;
+        self.names
+            .get(start..start + usize::from(site.name_len))
+            .unwrap_or(&[])
+    }
+
+    /// What filters see of `site`.
+    pub(crate) fn info<'a>(&'a self, site: &Site) -> SiteInfo<'a> {
+        SiteInfo {
+            serial: self.serial,
+            ip: site.ip,
+            name: self.name_of(site),
+            module: self.module_name(),
+        }
+    }
+
+    /// The site at call address `ip`.
+    pub(crate) fn find(&self, ip: usize) -> Option<&Site> {
+        let index = self.sites.binary_search_by(|s| s.ip.cmp(&ip)).ok()?;
+        self.sites.get(index)
+    }
+
+    /// Whether any site is patched.
+    pub(crate) fn any_patched(&self) -> bool {
+        self.sites.iter().any(|s| s.patched.load(Relaxed))
+    }
+}
+
+/// Every segment: vmlinux first, then modules in the order they were
+/// loaded, which is also the order `available_filter_functions` lists them.
+pub(crate) struct SiteTable {
+    pub(crate) segments: KVec<Arc<Segment>>,
+}
+
+impl SiteTable {
+    /// The site at call address `ip`, if rftrace knows one there. Segments
+    /// are few (vmlinux, which holds most sites, comes first): a scan of
+    /// their ranges is cheaper than a search.
+    pub(crate) fn find(&self, ip: usize) -> Option<&Site> {
+        self.segments
+            .iter()
+            .find(|s| (s.start..s.end).contains(&ip))?
+            .find(ip)
+    }
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The files of the function tracer: the lists of traceable functions
+//! (`available_filter_functions`, `available_filter_functions_addrs`) and
+//! the filters (`set_ftrace_filter`, `set_ftrace_notrace`).
+//!
+//! A filter file works as ftrace's: opening it for writing with `O_TRUNC`
+//! (`>`) starts from an empty filter, otherwise (`>>`) from the current
+//! one; each write adds or removes the functions its patterns select and
+//! takes effect at once (so a refusal, such as a function in use by the
+//! kernel's ftrace, fails that write); closing a file that was truncated
+//! and never written applies the empty filter.
+
+use crate::fentry::{self, Segment, SiteTable};
+use crate::function_filter::{FilterKind, FilterSet};
+use crate::instance::Instance;
+use crate::portable::input::InputError;
+use crate::rftracefs::Stream;
+use core::fmt::Write;
+use kernel::{prelude::*, sync::Arc};
+
+/// Lines rendered per `fill`, bounding the work of one read call.
+const LINES_PER_FILL: usize = 256;
+
+/// Where a walk over every site is.
+#[derive(Default)]
+struct Cursor {
+    segment: usize,
+    site: usize,
+}
+
+impl Cursor {
+    /// Calls `f` on up to `limit` sites from the cursor on, in listing
+    /// order, and moves past them. Returns false at the end.
+    fn walk(
+        &mut self,
+        table: &SiteTable,
+        limit: usize,
+        mut f: impl FnMut(&Segment, usize) -> core::fmt::Result,
+    ) -> bool {
+        let mut done = 0;
+        while let Some(segment) = table.segments.get(self.segment) {
+            while let Some(site) = segment.sites.get(self.site) {
+                if done == limit {
+                    return true;
+                }
+                if f(segment, site.ip).is_err() {
+                    return true;
+                }
+                self.site += 1;
+                done += 1;
+            }
+            self.segment += 1;
+            self.site = 0;
+        }
+        false
+    }
+}
+
+/// Appends formatted text to a byte vector.
+struct TextOut<'a>(&'a mut KVec<u8>);
+
+impl Write for TextOut<'_> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        self.0
+            .extend_from_slice(s.as_bytes(), GFP_KERNEL)
+            .map_err(|_| core::fmt::Error)
+    }
+}
+
+/// Writes `func` or `func [module]`, as ftrace names a function.
+fn write_name(out: &mut TextOut<'_>, segment: &Segment, ip: usize) -> core::fmt::Result {
+    let Some(site) = segment.find(ip) else {
+        return Ok(());
+    };
+    let name = core::str::from_utf8(segment.name_of(site)).unwrap_or("?");
+    match segment.module_name() {
+        Some(module) => write!(
+            out,
+            "{name} [{}]",
+            core::str::from_utf8(module).unwrap_or("?")
+        ),
+        None => out.write_str(name),
+    }
+}
+
+/// `available_filter_functions` (index 0) and
+/// `available_filter_functions_addrs` (index 1): every function the
+/// function tracer can trace, one per line, as the kernel lists them.
+pub(crate) struct AvailableFunctions {
+    table: Option<Arc<SiteTable>>,
+    with_addresses: bool,
+    cursor: Cursor,
+}
+
+impl Stream for AvailableFunctions {
+    fn open(
+        _instance: &Arc<Instance>,
+        index: usize,
+        _write_only: bool,
+        _truncate: bool,
+    ) -> Result<Self> {
+        Ok(AvailableFunctions {
+            table: fentry::engine().map(|e| e.table()),
+            with_addresses: index == 1,
+            cursor: Cursor::default(),
+        })
+    }
+
+    fn fill(&mut self, text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {
+        let Some(table) = self.table.as_ref() else {
+            return Ok(());
+        };
+        let with_addresses = self.with_addresses;
+        let mut out = TextOut(text);
+        self.cursor.walk(table, LINES_PER_FILL, |segment, ip| {
+            if with_addresses {
+                write!(out, "{ip:x} ")?;
+            }
+            write_name(&mut out, segment, ip)?;
+            out.write_char('\n')
+        });
+        Ok(())
+    }
+}
+
+/// An open filter file: the filter being edited, and the listing of it
+/// for reads.
+pub(crate) struct FilterFile {
+    instance: Arc<Instance>,
+    kind: FilterKind,
+    /// The filter as this file edits it: made at the first write, or
+    /// empty from the start when truncated.
+    editing: Option<FilterSet>,
+    /// Truncated at open and not yet applied.
+    pending_truncate: bool,
+    /// What reads list: a snapshot of the filter at open.
+    listed: Arc<FilterSet>,
+    table: Option<Arc<SiteTable>>,
+    cursor: Cursor,
+    /// Reads of the pending `:mod:` lines and the "all" line are done.
+    tail_done: bool,
+}
+
+impl FilterFile {
+    /// Applies a write, then makes the edited filter the instance's.
+    fn apply(&mut self, data: &[u8]) -> Result<(), InputError> {
+        let table = self.table.as_ref().ok_or(InputError::NoDevice)?;
+        let mut next = match self.editing.as_ref() {
+            Some(editing) => editing.try_clone()?,
+            None => self.listed.try_clone()?,
+        };
+        // Words before a failing one take effect, as in ftrace.
+        let words = next.apply_write(table, data);
+        self.instance.set_function_filter(self.kind, &next)?;
+        self.editing = Some(next);
+        self.pending_truncate = false;
+        words
+    }
+}
+
+impl Stream for FilterFile {
+    fn open(instance: &Arc<Instance>, index: usize, _write_only: bool, truncate: bool) -> Result<Self> {
+        let kind = FilterKind::from_index(index).ok_or(EINVAL)?;
+        Ok(FilterFile {
+            instance: instance.clone(),
+            kind,
+            editing: truncate.then(FilterSet::new),
+            pending_truncate: truncate,
+            listed: instance.function_filter(kind),
+            table: fentry::engine().map(|e| e.table()),
+            cursor: Cursor::default(),
+            tail_done: false,
+        })
+    }
+
+    fn fill(&mut self, text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {
+        let Some(table) = self.table.as_ref() else {
+            return Ok(());
+        };
+        let listed = &self.listed;
+        let mut out = TextOut(text);
+        if listed.is_empty() {
+            if !self.tail_done {
+                self.tail_done = true;
+                out.write_str(self.kind.empty_line()).map_err(|_| ENOMEM)?;
+            }
+            return Ok(());
+        }
+        // Most sites are not in the set: walk on until some text is made
+        // or the walk ends (an empty fill means the end).
+        let mut more = true;
+        while more && out.0.is_empty() {
+            more = self.cursor.walk(table, LINES_PER_FILL * 16, |segment, ip| {
+                let Some(site) = segment.find(ip) else {
+                    return Ok(());
+                };
+                if listed.contains(&segment.info(site)) {
+                    write_name(&mut out, segment, ip)?;
+                    out.write_char('\n')?;
+                }
+                Ok(())
+            });
+        }
+        if !more && !self.tail_done {
+            self.tail_done = true;
+            listed.write_pending(table, &mut out).map_err(|_| ENOMEM)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, data: &[u8], len: usize) -> Result {
+        if len > data.len() {
+            self.instance
+                .log_error(self.kind.file_name(), InputError::TooLong, data);
+            return Err(EINVAL);
+        }
+        self.apply(data).map_err(|e| {
+            self.instance.log_error(self.kind.file_name(), e, data);
+            Error::from_errno(-e.errno())
+        })
+    }
+}
+
+impl Drop for FilterFile {
+    fn drop(&mut self) {
+        if !self.pending_truncate {
+            return;
+        }
+        if let Some(empty) = self.editing.as_ref() {
+            if let Err(e) = self.instance.set_function_filter(self.kind, empty) {
+                self.instance.log_error(self.kind.file_name(), e, b"");
+            }
+        }
+    }
+}

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The kernel internals the patch engine needs that Linux does not export.
+//!
+//! Resolved once, at load, through `kallsyms_lookup_name` (itself found by
+//! placing a kprobe on it); `insmod` fails with a message naming whatever is
+//! missing. Everything else reaches these symbols only through the small
+//! safe wrappers here.
+//!
+//! Supported kernels: Linux 6.16 to 7.2 on x86-64 (the batch text-patching
+//! API took its `smp_text_poke_*` names in 6.16); tested on 7.2. With
+//! `CONFIG_X86_KERNEL_IBT` a function starts with `endbr64` and its
+//! `__fentry__` call follows at +4; the ftrace records, and so the engine,
+//! always name the call site itself. Kernels with `CONFIG_CFI` (kCFI) are
+//! not supported: the indirect calls made here carry no type hash.
+
+use crate::bindings;
+use crate::symbols;
+use core::ffi::c_void;
+use kernel::ffi::c_char;
+use kernel::{c_str, prelude::*, str::CStr, sync::SetOnce};
+
+type LookupNameFn = unsafe extern "C" fn(*const c_char) -> usize;
+type PokeBatchAddFn = unsafe extern "C" fn(*mut c_void, *const c_void, usize, *const c_void);
+type PokeBatchFinishFn = unsafe extern "C" fn();
+type RecIterStartFn = unsafe extern "C" fn() -> *mut c_void;
+type RecIterNextFn = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
+type RecIterRecordFn = unsafe extern "C" fn(*mut c_void) -> *mut bindings::dyn_ftrace;
+type ModuleAddressFn = unsafe extern "C" fn(usize) -> *mut bindings::module;
+type LookupIpFn = unsafe extern "C" fn(*mut FtraceHash, usize) -> *mut c_void;
+
+/// The start of `struct ftrace_hash` (kernel/trace/trace.h, private to
+/// kernel/trace; unchanged from 5.x to 7.2): the fields read here.
+#[repr(C)]
+pub(crate) struct FtraceHash {
+    size_bits: usize,
+    buckets: *mut c_void,
+    count: usize,
+    flags: usize,
+}
+
+/// `FTRACE_HASH_FL_MOD`: the hash holds module patterns still to be applied.
+const FTRACE_HASH_FL_MOD: usize = 1;
+
+/// The resolved symbols.
+///
+/// # Invariants
+///
+/// Every field is the address of the kernel object of that name, of the
+/// type the kernel declares for it.
+struct KernelSymbols {
+    text_mutex: *mut bindings::mutex,
+    ftrace_lock: *mut bindings::mutex,
+    poke_batch_add: PokeBatchAddFn,
+    poke_batch_finish: PokeBatchFinishFn,
+    rec_iter_start: RecIterStartFn,
+    rec_iter_next: RecIterNextFn,
+    rec_iter_record: RecIterRecordFn,
+    ftrace_ops_list: *mut *mut bindings::ftrace_ops,
+    ftrace_list_end: *mut bindings::ftrace_ops,
+    ftrace_lookup_ip: LookupIpFn,
+    module_address: ModuleAddressFn,
+}
+
+// SAFETY: the symbols are addresses of kernel objects that live as long as
+// the kernel; every use goes through the locks the kernel uses for them.
+unsafe impl Send for KernelSymbols {}
+// SAFETY: as above; the struct itself is never changed after it is set.
+unsafe impl Sync for KernelSymbols {}
+
+static SYMBOLS: SetOnce<KernelSymbols> = SetOnce::new();
+
+/// The symbols, once [`resolve`] succeeded.
+fn symbols() -> Result<&'static KernelSymbols> {
+    SYMBOLS.as_ref().ok_or(ENODEV)
+}
+
+/// The start of the function a kprobe was placed in: the probe sits after
+/// an `endbr64` when the kernel has indirect branch tracking, and an
+/// indirect call must land on the `endbr64`.
+fn function_start(probed: usize) -> usize {
+    const ENDBR64: [u8; 4] = [0xf3, 0x0f, 0x1e, 0xfa];
+    let mut before = [0u8; 4];
+    match read_text(probed.wrapping_sub(4), &mut before) {
+        Ok(()) if before == ENDBR64 => probed - 4,
+        _ => probed,
+    }
+}
+
+/// Copies kernel text at `address` into `out`; fails if it is not mapped.
+pub(crate) fn read_text(address: usize, out: &mut [u8]) -> Result {
+    // SAFETY: `copy_from_kernel_nofault` checks the source and writes at
+    // most `out.len()` bytes into `out`.
+    let ret = unsafe {
+        bindings::copy_from_kernel_nofault(
+            out.as_mut_ptr().cast(),
+            address as *const c_void,
+            out.len(),
+        )
+    };
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(EFAULT)
+    }
+}
+
+/// Resolves every symbol, or fails naming (in the kernel log) each one that
+/// is missing.
+pub(crate) fn resolve() -> Result {
+    if SYMBOLS.as_ref().is_some() {
+        return Ok(());
+    }
+    let Some(probed) = symbols::address_of(c_str!("kallsyms_lookup_name")) else {
+        pr_err!("rftrace: cannot find kallsyms_lookup_name (kprobes needed)\n");
+        return Err(ENOENT);
+    };
+    // SAFETY: the address is the start of `kallsyms_lookup_name`, whose C
+    // type is `LookupNameFn`.
+    let lookup: LookupNameFn = unsafe { core::mem::transmute(function_start(probed)) };
+    let mut missing = false;
+    let mut find = |name: &CStr| {
+        // SAFETY: `name` is NUL-terminated; the lookup may sleep, and this
+        // runs at module load.
+        let address = unsafe { lookup(name.as_char_ptr()) };
+        if address == 0 {
+            pr_err!("rftrace: kernel symbol {} not found; this kernel is not supported\n", name);
+            missing = true;
+        }
+        address
+    };
+    let addresses = [
+        find(c_str!("text_mutex")),
+        find(c_str!("ftrace_lock")),
+        find(c_str!("smp_text_poke_batch_add")),
+        find(c_str!("smp_text_poke_batch_finish")),
+        find(c_str!("ftrace_rec_iter_start")),
+        find(c_str!("ftrace_rec_iter_next")),
+        find(c_str!("ftrace_rec_iter_record")),
+        find(c_str!("ftrace_ops_list")),
+        find(c_str!("ftrace_list_end")),
+        find(c_str!("ftrace_lookup_ip")),
+        find(c_str!("__module_address")),
+    ];
+    if missing {
+        return Err(ENOENT);
+    }
+    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module] =
+        addresses;
+    // SAFETY: each address is the kernel's symbol of that name, whose C
+    // declaration has the Rust type it is converted to (the invariant of
+    // `KernelSymbols`).
+    let resolved = unsafe {
+        KernelSymbols {
+            text_mutex: text_mutex as *mut bindings::mutex,
+            ftrace_lock: ftrace_lock as *mut bindings::mutex,
+            poke_batch_add: core::mem::transmute::<usize, PokeBatchAddFn>(add),
+            poke_batch_finish: core::mem::transmute::<usize, PokeBatchFinishFn>(finish),
+            rec_iter_start: core::mem::transmute::<usize, RecIterStartFn>(start),
+            rec_iter_next: core::mem::transmute::<usize, RecIterNextFn>(next),
+            rec_iter_record: core::mem::transmute::<usize, RecIterRecordFn>(record),
+            ftrace_ops_list: list as *mut *mut bindings::ftrace_ops,
+            ftrace_list_end: end as *mut bindings::ftrace_ops,
+            ftrace_lookup_ip: core::mem::transmute::<usize, LookupIpFn>(lookup_ip),
+            module_address: core::mem::transmute::<usize, ModuleAddressFn>(module),
+        }
+    };
+    SYMBOLS.populate(resolved);
+    Ok(())
+}
+
+/// The module whose memory holds `address`, or null: a pointer to compare,
+/// not a reference (the module may go right after).
+pub(crate) fn module_of(address: usize) -> *mut bindings::module {
+    let Ok(symbols) = symbols() else {
+        return core::ptr::null_mut();
+    };
+    let _rcu = kernel::sync::rcu::read_lock();
+    // SAFETY: `__module_address` walks the module tree under RCU, held.
+    unsafe { (symbols.module_address)(address) }
+}
+
+/// The kernel's `ftrace_lock`, held: the kernel's ftrace records and ops
+/// list cannot change, and text may be patched once [`FtraceLocked::patch`]
+/// also takes `text_mutex` (the kernel's order: `ftrace_lock`, then
+/// `text_mutex`).
+///
+/// # Invariants
+///
+/// `ftrace_lock` is held by this task while the value exists.
+pub(crate) struct FtraceLocked {
+    symbols: &'static KernelSymbols,
+}
+
+impl FtraceLocked {
+    /// Takes `ftrace_lock`; may sleep.
+    pub(crate) fn lock() -> Result<Self> {
+        let symbols = symbols()?;
+        // SAFETY: `ftrace_lock` is the kernel's mutex; process context.
+        unsafe { bindings::rft_mutex_lock(symbols.ftrace_lock) };
+        // INVARIANT: locked just above.
+        Ok(FtraceLocked { symbols })
+    }
+
+    /// Calls `f` on every ftrace record (each `__fentry__` call site the
+    /// kernel knows, in vmlinux and in loaded modules), in the kernel's
+    /// order.
+    pub(crate) fn for_each_record(&self, mut f: impl FnMut(FtraceRecord<'_>)) {
+        // SAFETY: the record iterator is protected by `ftrace_lock`, held
+        // (the type invariant).
+        let mut iter = unsafe { (self.symbols.rec_iter_start)() };
+        while !iter.is_null() {
+            // SAFETY: `iter` is a live iterator position; the record it
+            // names is valid while `ftrace_lock` is held.
+            let rec = unsafe { (self.symbols.rec_iter_record)(iter) };
+            f(FtraceRecord { rec, _lock: self });
+            // SAFETY: as above.
+            iter = unsafe { (self.symbols.rec_iter_next)(iter) };
+        }
+    }
+
+    /// The record at `rec`, which the caller got from this lock's
+    /// iteration earlier.
+    ///
+    /// # Safety
+    ///
+    /// `rec` must still be a live ftrace record: its module has not been
+    /// released since.
+    pub(crate) unsafe fn record(&self, rec: *mut bindings::dyn_ftrace) -> FtraceRecord<'_> {
+        FtraceRecord { rec, _lock: self }
+    }
+
+    /// How many of the kernel's registered ftrace users select the call
+    /// site `ip` right now, and the record flags they imply, as the
+    /// kernel's own accounting would set them had the site been visible to
+    /// it (the rule of `__ftrace_hash_rec_update`).
+    fn kernel_users_of(&self, ip: usize) -> KernelUsers {
+        let mut users = KernelUsers::default();
+        // SAFETY: the ops list is stable under `ftrace_lock`; ops on it are
+        // valid (removed ops are never freed while listed).
+        let mut ops = unsafe { *self.symbols.ftrace_ops_list };
+        while !ops.is_null() && ops != self.symbols.ftrace_list_end {
+            // SAFETY: `ops` is a listed, live `ftrace_ops`.
+            let (flags, hashes, trampoline, next) =
+                unsafe { ((*ops).flags, (*ops).func_hash, (*ops).trampoline, (*ops).next) };
+            let enabled = flags & bindings::RFT_FTRACE_OPS_FL_ENABLED != 0;
+            // SAFETY: a registered ops has its hashes, read under
+            // `ftrace_lock`.
+            if enabled && !hashes.is_null() && unsafe { self.selects(&*hashes, ip) } {
+                users.count += 1;
+                users.regs |= flags & bindings::RFT_FTRACE_OPS_FL_SAVE_REGS != 0;
+                users.ipmodify |= flags & bindings::RFT_FTRACE_OPS_FL_IPMODIFY != 0;
+                users.direct |= flags & bindings::RFT_FTRACE_OPS_FL_DIRECT != 0;
+                users.trampoline |= trampoline != 0;
+            }
+            ops = next;
+        }
+        users
+    }
+
+    /// Whether an ops with `hashes` selects `ip`: in its filter (an empty
+    /// filter selects everything) and not in its notrace hash.
+    ///
+    /// # Safety
+    ///
+    /// `hashes` belongs to a registered ops; `ftrace_lock` is held.
+    unsafe fn selects(&self, hashes: &bindings::ftrace_ops_hash, ip: usize) -> bool {
+        let filter = hashes.filter_hash.cast::<FtraceHash>();
+        let notrace = hashes.notrace_hash.cast::<FtraceHash>();
+        // SAFETY: the hashes of a registered ops are live; the lookup
+        // function treats an empty or null hash as holding nothing.
+        unsafe {
+            let in_filter = hash_is_empty(filter)
+                || !(self.symbols.ftrace_lookup_ip)(filter, ip).is_null();
+            in_filter && (self.symbols.ftrace_lookup_ip)(notrace, ip).is_null()
+        }
+    }
+
+    /// Takes `text_mutex` too, for patching text.
+    pub(crate) fn patch(&self) -> TextPatcher<'_> {
+        // SAFETY: `text_mutex` is the kernel's mutex; taken after
+        // `ftrace_lock`, in the kernel's order.
+        unsafe { bindings::rft_mutex_lock(self.symbols.text_mutex) };
+        // INVARIANT: locked just above.
+        TextPatcher { lock: self }
+    }
+}
+
+impl Drop for FtraceLocked {
+    fn drop(&mut self) {
+        // SAFETY: held by this task (the type invariant).
+        unsafe { bindings::rft_mutex_unlock(self.symbols.ftrace_lock) };
+    }
+}
+
+/// Whether a hash is empty as `ftrace_hash_empty` decides it.
+///
+/// # Safety
+///
+/// `hash` is null or a live `struct ftrace_hash`.
+unsafe fn hash_is_empty(hash: *const FtraceHash) -> bool {
+    if hash.is_null() {
+        return true;
+    }
+    // SAFETY: live, by the caller's guarantee.
+    let (count, flags) = unsafe { ((*hash).count, (*hash).flags) };
+    count == 0 && flags & FTRACE_HASH_FL_MOD == 0
+}
+
+/// The kernel's ftrace users of one site, as [`FtraceLocked::kernel_users_of`]
+/// counts them.
+#[derive(Default)]
+struct KernelUsers {
+    count: usize,
+    regs: bool,
+    ipmodify: bool,
+    direct: bool,
+    trampoline: bool,
+}
+
+/// Why the kernel's ftrace cannot give a site to rftrace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Busy {
+    /// The kernel's ftrace (a tracer, a kprobe, BPF, livepatch) uses it.
+    InUse,
+    /// The kernel marked the record unusable (a weak function's leftover).
+    Invalid,
+}
+
+/// One of the kernel's ftrace records, seen with `ftrace_lock` held.
+pub(crate) struct FtraceRecord<'a> {
+    rec: *mut bindings::dyn_ftrace,
+    _lock: &'a FtraceLocked,
+}
+
+impl FtraceRecord<'_> {
+    /// The record's address, for [`FtraceLocked::record`].
+    pub(crate) fn as_ptr(&self) -> *mut bindings::dyn_ftrace {
+        self.rec
+    }
+
+    /// The call site.
+    pub(crate) fn ip(&self) -> usize {
+        // SAFETY: the record is live while the lock is held.
+        unsafe { (*self.rec).ip as usize }
+    }
+
+    fn flags(&self) -> usize {
+        // SAFETY: the record is live while the lock is held.
+        unsafe { (*self.rec).flags as usize }
+    }
+
+    fn set_flags(&mut self, flags: usize) {
+        // SAFETY: the record is live and its flags are changed only under
+        // `ftrace_lock`, held.
+        unsafe { (*self.rec).flags = flags as _ };
+    }
+
+    /// Whether rftrace could take the site: no user of the kernel's and not
+    /// marked unusable.
+    pub(crate) fn availability(&self) -> core::result::Result<(), Busy> {
+        let flags = self.flags();
+        if flags & bindings::RFT_FTRACE_FL_DISABLED != 0 {
+            return Err(Busy::Invalid);
+        }
+        let in_use = bindings::RFT_FTRACE_REF_MAX
+            | bindings::RFT_FTRACE_FL_ENABLED
+            | bindings::RFT_FTRACE_FL_IPMODIFY
+            | bindings::RFT_FTRACE_FL_DIRECT
+            | bindings::RFT_FTRACE_FL_DIRECT_EN;
+        if flags & in_use != 0 {
+            return Err(Busy::InUse);
+        }
+        Ok(())
+    }
+
+    /// Takes the site from the kernel's ftrace: marks the record disabled,
+    /// which every path of the kernel's ftrace that patches, counts or
+    /// matches sites skips, so it leaves the site alone until
+    /// [`Self::give_back`].
+    pub(crate) fn take(&mut self) -> core::result::Result<(), Busy> {
+        self.availability()?;
+        self.set_flags(self.flags() | bindings::RFT_FTRACE_FL_DISABLED);
+        Ok(())
+    }
+
+    /// Gives a site taken by [`Self::take`] back to the kernel's ftrace,
+    /// which must find it as it left it (the NOP restored). Kernel users
+    /// that started while rftrace held the site skipped it; their count is
+    /// restored here, as the kernel itself does when it enables a module's
+    /// records. Returns whether any exist: the kernel then still has to
+    /// patch the site for them ([`kick_kernel_ftrace`]).
+    pub(crate) fn give_back(&mut self, lock: &FtraceLocked) -> bool {
+        let users = lock.kernel_users_of(self.ip());
+        let mut flags = self.flags() & !bindings::RFT_FTRACE_FL_DISABLED;
+        flags &= !(bindings::RFT_FTRACE_REF_MAX
+            | bindings::RFT_FTRACE_FL_REGS
+            | bindings::RFT_FTRACE_FL_TRAMP
+            | bindings::RFT_FTRACE_FL_IPMODIFY
+            | bindings::RFT_FTRACE_FL_DIRECT);
+        flags |= users.count.min(bindings::RFT_FTRACE_REF_MAX);
+        if users.regs {
+            flags |= bindings::RFT_FTRACE_FL_REGS;
+        }
+        if users.count == 1 && users.trampoline {
+            flags |= bindings::RFT_FTRACE_FL_TRAMP;
+        }
+        if users.ipmodify {
+            flags |= bindings::RFT_FTRACE_FL_IPMODIFY;
+        }
+        if users.direct {
+            flags |= bindings::RFT_FTRACE_FL_DIRECT;
+        }
+        self.set_flags(flags);
+        users.count > 0
+    }
+}
+
+/// `text_mutex` held (with `ftrace_lock`): sites can be patched.
+///
+/// # Invariants
+///
+/// `text_mutex` is held by this task while the value exists.
+pub(crate) struct TextPatcher<'a> {
+    lock: &'a FtraceLocked,
+}
+
+impl TextPatcher<'_> {
+    /// Queues the replacement of the instruction at `address` by `insn`
+    /// (breakpoint-based: CPUs that run into the site meanwhile trap and
+    /// emulate the new instruction). Addresses must come in increasing
+    /// order for the queue to be applied in batches; the queue is applied
+    /// when full and by [`Self::finish`].
+    ///
+    /// # Safety
+    ///
+    /// `address` is the start of an instruction in kernel or module text
+    /// that stays mapped, `insn` a complete instruction of the same length
+    /// that is valid there.
+    pub(crate) unsafe fn queue(&mut self, address: usize, insn: &[u8; 5]) {
+        // SAFETY: `text_mutex` is held (the type invariant); the caller
+        // vouches for the address and the instruction, which the kernel
+        // copies before returning.
+        unsafe {
+            (self.lock.symbols.poke_batch_add)(
+                address as *mut c_void,
+                insn.as_ptr().cast(),
+                insn.len(),
+                core::ptr::null(),
+            )
+        };
+    }
+
+    /// Applies every queued replacement; returns once every CPU runs the
+    /// new instructions.
+    pub(crate) fn finish(&mut self) {
+        // SAFETY: `text_mutex` is held (the type invariant).
+        unsafe { (self.lock.symbols.poke_batch_finish)() };
+    }
+}
+
+impl Drop for TextPatcher<'_> {
+    fn drop(&mut self) {
+        self.finish();
+        // SAFETY: held by this task (the type invariant).
+        unsafe { bindings::rft_mutex_unlock(self.lock.symbols.text_mutex) };
+    }
+}
+
+/// Makes the kernel's ftrace patch the sites `ips`, which were given back
+/// with users waiting for them ([`FtraceRecord::give_back`]): the kernel
+/// patches only when its own users change, so a short-lived user of
+/// exactly these sites is registered and removed. Takes `ftrace_lock`
+/// itself: call without it.
+pub(crate) fn kick_kernel_ftrace(ips: &mut [usize]) -> Result {
+    if ips.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: zeroed is a valid unregistered `ftrace_ops`; it is boxed so
+    // that it stays put while registered.
+    let mut ops = KBox::new(unsafe { core::mem::zeroed::<bindings::ftrace_ops>() }, GFP_KERNEL)?;
+    ops.func = Some(kick_callback);
+    let ops_ptr: *mut bindings::ftrace_ops = &mut *ops;
+    // SAFETY: `ops` is a valid unregistered ops; `ips` are ftrace sites.
+    let ret = unsafe {
+        bindings::ftrace_set_filter_ips(ops_ptr, ips.as_mut_ptr().cast(), ips.len() as u32, 0, 1)
+    };
+    if ret != 0 {
+        return Err(Error::from_errno(ret));
+    }
+    // SAFETY: `ops` has its filter; registering it updates the sites.
+    let ret = unsafe { bindings::register_ftrace_function(ops_ptr) };
+    if ret == 0 {
+        // SAFETY: registered just above; unregistering waits until no CPU
+        // runs its callback any more, so the box may then go.
+        unsafe { bindings::unregister_ftrace_function(ops_ptr) };
+    }
+    // SAFETY: frees the filter hash `ftrace_set_filter_ips` allocated.
+    unsafe { bindings::ftrace_free_filter(ops_ptr) };
+    if ret != 0 {
+        return Err(Error::from_errno(ret));
+    }
+    Ok(())
+}
+
+/// The callback of [`kick_kernel_ftrace`]'s ops: records nothing.
+unsafe extern "C" fn kick_callback(
+    _ip: usize,
+    _parent_ip: usize,
+    _ops: *mut bindings::ftrace_ops,
+    _fregs: *mut bindings::ftrace_regs,
+) {
+}
