@@ -27,6 +27,26 @@ pub(crate) enum InputError {
     BadMask,
     /// The memory a setting needs is not available.
     NoMemory,
+    /// A function filter word longer than ftrace's parser takes.
+    PatternTooLong,
+    /// A function filter `func:command` naming no command ftrace has.
+    UnknownFunctionCommand,
+    /// A function command ftrace has (`traceon`, `snapshot`, ...) that this
+    /// file does not carry out.
+    UnsupportedFunctionCommand,
+    /// A function filter that selects no function.
+    NoMatchingFunction,
+    /// A bounded list is full.
+    NoSpace,
+    /// What the file controls is not available (the patch engine did not
+    /// start).
+    NoDevice,
+    /// A selected function is in use by the kernel's ftrace (its function
+    /// tracer, a kprobe, BPF, livepatch).
+    FunctionBusy,
+    /// Tracing every function left out some the kernel's ftrace uses; the
+    /// tracer runs on the rest (a warning, not a failure).
+    SomeFunctionsBusy,
 }
 
 impl InputError {
@@ -40,15 +60,33 @@ impl InputError {
             InputError::NoSuchCpu => "CPU mask names a CPU that does not exist",
             InputError::BadMask => "Invalid CPU mask",
             InputError::NoMemory => "Not enough memory",
+            InputError::PatternTooLong => "Function pattern is too long",
+            InputError::UnknownFunctionCommand => "Unknown function command",
+            InputError::UnsupportedFunctionCommand => "Function command not supported",
+            InputError::NoMatchingFunction => "No function matches",
+            InputError::NoSpace => "No space left for more entries",
+            InputError::NoDevice => "Function tracing is not available",
+            InputError::FunctionBusy => {
+                "Function already in use by the kernel's ftrace, a kprobe or BPF"
+            }
+            InputError::SomeFunctionsBusy => {
+                "Functions in use by the kernel's ftrace, a kprobe or BPF were left out"
+            }
         }
     }
 
     /// The errno (positive) a write fails with.
     pub(crate) fn errno(self) -> i32 {
         const ENOMEM: i32 = 12;
+        const EBUSY: i32 = 16;
+        const ENODEV: i32 = 19;
         const EINVAL: i32 = 22;
+        const ENOSPC: i32 = 28;
         match self {
             InputError::NoMemory => ENOMEM,
+            InputError::NoSpace => ENOSPC,
+            InputError::NoDevice => ENODEV,
+            InputError::FunctionBusy | InputError::SomeFunctionsBusy => EBUSY,
             _ => EINVAL,
         }
     }
