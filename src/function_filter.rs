@@ -221,9 +221,9 @@ fn pending_text(command: &FilterCommand<'_>) -> Option<KVec<u8>> {
     let function = if selector.function.is_blank() {
         &b"*"[..]
     } else {
-        selector.function.text()
+        selector.function.source()
     };
-    for part in [function, b":mod:", module.text()] {
+    for part in [function, b":mod:", module.source()] {
         word.extend_from_slice(part, GFP_KERNEL).ok()?;
     }
     Some(word)

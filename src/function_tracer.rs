@@ -51,10 +51,12 @@ impl FunctionState {
     }
 }
 
-/// Starts the function tracer of `instance`.
-pub(crate) fn start(instance: &Instance, state: &mut FunctionState) -> Result<(), InputError> {
+/// Starts the function tracer of `instance`. Returns whether functions
+/// had to be left out because the kernel's ftrace uses them (the caller
+/// logs it once it holds no instance lock).
+pub(crate) fn start(instance: &Instance, state: &mut FunctionState) -> Result<bool, InputError> {
     if state.slot.is_some() {
-        return Ok(());
+        return Ok(false);
     }
     let engine = fentry::engine().ok_or(InputError::NoDevice)?;
     let client = FunctionClient { instance };
@@ -62,9 +64,8 @@ pub(crate) fn start(instance: &Instance, state: &mut FunctionState) -> Result<()
     let (slot, report) = engine
         .register(client, state.selector()?)
         .map_err(update_error)?;
-    note_skipped(instance, &report);
     state.slot = Some(slot);
-    Ok(())
+    Ok(skipped(&report))
 }
 
 /// Stops the function tracer of `instance`: when this returns no CPU
@@ -76,24 +77,22 @@ pub(crate) fn stop(state: &mut FunctionState) {
 }
 
 /// Re-patches after a change of the filters, if the tracer runs. On error
-/// the sites stay as they were.
-pub(crate) fn refilter(instance: &Instance, state: &FunctionState) -> Result<(), InputError> {
+/// the sites stay as they were. Returns whether functions were left out, as
+/// [`start`] does.
+pub(crate) fn refilter(state: &FunctionState) -> Result<bool, InputError> {
     let (Some(slot), Some(engine)) = (state.slot, fentry::engine()) else {
-        return Ok(());
+        return Ok(false);
     };
     let report = engine
         .reselect(slot, state.selector()?)
         .map_err(update_error)?;
-    note_skipped(instance, &report);
-    Ok(())
+    Ok(skipped(&report))
 }
 
-/// Logs, as ftrace warns, that tracing every function had to leave out
-/// functions the kernel's ftrace already uses.
-fn note_skipped(instance: &Instance, report: &UpdateReport) {
-    if report.skipped_busy > 0 {
-        instance.log_error("current_tracer", InputError::SomeFunctionsBusy, b"function");
-    }
+/// Whether tracing every function had to leave out functions the kernel's
+/// ftrace already uses.
+fn skipped(report: &UpdateReport) -> bool {
+    report.skipped_busy > 0
 }
 
 /// The user-facing error of an engine refusal.

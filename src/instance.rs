@@ -50,7 +50,9 @@ struct Control {
 /// # Lock order
 ///
 /// `control` is taken only by writes to and reads of control files, then
-/// possibly `spare`, then `buffer` (never both of these at once); `cmdlines` by writers of records and by readers
+/// possibly `functions` (then the patch engine's locks), or `spare`, then
+/// `buffer` (never both of these at once); `functions` is never held while
+/// taking `control`; `cmdlines` by writers of records and by readers
 /// formatting them and is a leaf.
 ///
 /// The buffer is swapped when resized: `buffer` owns the current one and
@@ -479,14 +481,18 @@ impl Instance {
         }
         self.stop_tracer(control.tracer.kind);
         control.tracer = &tracer::NOP;
-        match tracer.kind {
-            tracer::Kind::Nop => {}
+        let skipped = match tracer.kind {
+            tracer::Kind::Nop => false,
             tracer::Kind::Function => {
                 let mut functions = self.functions.lock();
-                function_tracer::start(self, &mut functions)?;
+                function_tracer::start(self, &mut functions)?
             }
-        }
+        };
         control.tracer = tracer;
+        drop(control);
+        if skipped {
+            self.log_error("current_tracer", InputError::SomeFunctionsBusy, tracer.name.as_bytes());
+        }
         Ok(())
     }
 
@@ -516,14 +522,22 @@ impl Instance {
             FilterKind::Notrace => &mut functions.notrace,
         };
         let old = core::mem::replace(slot, new);
-        if let Err(e) = function_tracer::refilter(self, &functions) {
-            match kind {
-                FilterKind::Filter => functions.filter = old,
-                FilterKind::Notrace => functions.notrace = old,
+        match function_tracer::refilter(&functions) {
+            Ok(skipped) => {
+                drop(functions);
+                if skipped {
+                    self.log_error(kind.file_name(), InputError::SomeFunctionsBusy, b"");
+                }
+                Ok(())
             }
-            return Err(e);
+            Err(e) => {
+                match kind {
+                    FilterKind::Filter => functions.filter = old,
+                    FilterKind::Notrace => functions.notrace = old,
+                }
+                Err(e)
+            }
         }
-        Ok(())
     }
 
     /// Records a `function` event: `ip` (a call site) was called from

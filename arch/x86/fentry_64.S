@@ -13,8 +13,9 @@
  *             8(%rsp) = the traced function's own return address (parent)
  * Every general-purpose register is saved, so handlers see a complete
  * pt_regs (kprobe-style handlers read arguments and %sp from it); %rflags is
- * saved too. The callee-saved registers are not reloaded: the dispatcher,
- * a C-ABI function, preserves them.
+ * saved too. Every register is reloaded from the frame on the way out
+ * (objtool wants the saved callee-saved registers restored, and a handler
+ * may rewrite argument registers in pt_regs).
  */
 #include <linux/linkage.h>
 #include <linux/objtool.h>
@@ -53,7 +54,8 @@ SYM_FUNC_START(rftrace_fentry_trampoline)
 	movq	$__KERNEL_CS, CS(%rsp)
 	movq	$__KERNEL_DS, SS(%rsp)
 	pushfq
-	popq	EFLAGS(%rsp)
+	popq	%rdi
+	movq	%rdi, EFLAGS(%rsp)
 
 	/* regs->ip: the call site, as ftrace reports it. */
 	movq	FRAME_SIZE(%rsp), %rdi
@@ -77,6 +79,12 @@ SYM_FUNC_START(rftrace_fentry_trampoline)
 	movq	RAX(%rsp), %rax
 	movq	R10(%rsp), %r10
 	movq	R11(%rsp), %r11
+	movq	RBX(%rsp), %rbx
+	movq	RBP(%rsp), %rbp
+	movq	R12(%rsp), %r12
+	movq	R13(%rsp), %r13
+	movq	R14(%rsp), %r14
+	movq	R15(%rsp), %r15
 	addq	$FRAME_SIZE, %rsp
 	RET
 SYM_FUNC_END(rftrace_fentry_trampoline)

@@ -44,7 +44,7 @@ extern "C" {
 /// `call rftrace_fentry_trampoline` as placed at `ip`, if the trampoline is
 /// within reach of a 32-bit displacement from there.
 pub(crate) fn call_insn(ip: usize) -> Option<[u8; 5]> {
-    let target = rftrace_fentry_trampoline as usize as i64;
+    let target = rftrace_fentry_trampoline as *const () as usize as i64;
     let displacement = i32::try_from(target.wrapping_sub(ip as i64 + 5)).ok()?;
     let d = displacement.to_le_bytes();
     Some([0xe8, d[0], d[1], d[2], d[3]])
