@@ -13,6 +13,7 @@
 #include <linux/notifier.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/stacktrace.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/fs_context.h>
 #include <linux/irq_work.h>

@@ -20,6 +20,7 @@
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/trace_events.h>
+#include <linux/tracepoint.h>
 #include <linux/uio.h>
 #include <linux/uidgid.h>
 
@@ -209,4 +210,14 @@ bool rft_within_module_init(unsigned long addr, struct module *mod)
 const char *rft_module_name(struct module *mod)
 {
 	return mod->name;
+}
+
+int rft_task_pid(struct task_struct *task)
+{
+	return task->pid;
+}
+
+void rft_tracepoint_synchronize_unregister(void)
+{
+	tracepoint_synchronize_unregister();
 }

@@ -56,5 +56,8 @@ void rft_cond_resched(void);
 bool rft_within_module_core_text(unsigned long addr, struct module *mod);
 bool rft_within_module_init(unsigned long addr, struct module *mod);
 const char *rft_module_name(struct module *mod);
+struct task_struct;
+int rft_task_pid(struct task_struct *task);
+void rft_tracepoint_synchronize_unregister(void);
 
 #endif

@@ -13,6 +13,7 @@ use crate::portable::ring_buffer::format;
 use crate::portable::{
     cmdlines,
     cpumask::CpuMask,
+    pid_words,
     input::{self, InputError},
     readme, records,
     trace_clock::{self, TraceClock},
@@ -233,6 +234,29 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     Ok(())
 }
 
+/// The longest write a pid filter accepts.
+const MAX_PIDS_WRITE: usize = 4096;
+
+/// `set_ftrace_pid` (index 0) and `set_ftrace_notrace_pid` (1): pids, one
+/// per line, or `no pid`; a write adds pids, all or none; `>` empties the
+/// list first.
+static PID_FILTER: Attribute = Attribute {
+    show: |inst, index, out| inst.pid_filter(index).write_list(out),
+    store: Some(|inst, index, text| {
+        for pid in pid_words::parse(text) {
+            pid?;
+        }
+        let set = inst.pid_filter(index);
+        for pid in pid_words::parse(text).flatten() {
+            set.insert(pid, GFP_KERNEL)
+                .map_err(|_| InputError::NoMemory)?;
+        }
+        Ok(())
+    }),
+    max_write: MAX_PIDS_WRITE,
+    truncate: Some(|inst, index| inst.pid_filter(index).clear()),
+};
+
 /// The function tracer's files.
 fn populate_function_files(dir: &Dir, instance: &Arc<Instance>) -> Result {
     let list = &AVAILABLE_FUNCTIONS_FOPS;
@@ -240,6 +264,8 @@ fn populate_function_files(dir: &Dir, instance: &Arc<Instance>) -> Result {
     dir.stream_file("available_filter_functions_addrs", READ_ONLY, list, instance, 1)?;
     dir.stream_file("set_ftrace_filter", READ_WRITE, &FILTER_FOPS, instance, 0)?;
     dir.stream_file("set_ftrace_notrace", READ_WRITE, &FILTER_FOPS, instance, 1)?;
+    dir.file("set_ftrace_pid", READ_WRITE, &PID_FILTER, instance, 0)?;
+    dir.file("set_ftrace_notrace_pid", READ_WRITE, &PID_FILTER, instance, 1)?;
     Ok(())
 }
 
@@ -375,5 +401,5 @@ static ERROR_LOG: Attribute = Attribute {
         Ok(())
     }),
     max_write: 0,
-    truncate: Some(|inst| inst.clear_errors()),
+    truncate: Some(|inst, _| inst.clear_errors()),
 };

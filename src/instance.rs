@@ -9,6 +9,7 @@
 use crate::bindings;
 use crate::function_filter::{FilterKind, FilterSet};
 use crate::function_tracer::{self, FunctionState};
+use crate::pid_filter::{ForkFollower, PidFilters, PidSet};
 use crate::portable::{
     cmdlines::{self, Cmdlines, Slot, COMM_LEN},
     cpumask::{self, CpuMask},
@@ -37,6 +38,8 @@ struct Control {
     tracer: &'static Tracer,
     cpumask: CpuMask,
     errors: KBox<ErrorLog>,
+    /// The fork and exit probes of `function-fork`, while it is on.
+    fork_follower: Option<ForkFollower>,
 }
 
 /// One trace instance.
@@ -87,6 +90,8 @@ pub(crate) struct Instance {
     /// The function filters and the function tracer's engine slot.
     #[pin]
     functions: Mutex<FunctionState>,
+    /// `set_ftrace_pid` and `set_ftrace_notrace_pid`.
+    pids: PidFilters,
     /// `tracing_cpumask` for the recording path: a copy of the control
     /// state's mask, one bit per CPU.
     traced_cpus: [Atomic<u64>; cpumask::WORDS],
@@ -111,6 +116,7 @@ impl Instance {
         let buffer = Arc::new(TraceBuffer::new(&pages, true)?, GFP_KERNEL)?;
         buffer.set_time_start(local_clock_ns());
         let functions = FunctionState::new()?;
+        let pids = PidFilters::new()?;
         let cpus = CpuMask::first(nr_cpu_ids());
         let mut last_saved_pid = KVec::with_capacity(nr_cpu_ids(), GFP_KERNEL)?;
         for _ in 0..nr_cpu_ids() {
@@ -135,7 +141,9 @@ impl Instance {
                     tracer: &tracer::NOP,
                     cpumask: cpus,
                     errors,
+                    fork_follower: None,
                 }),
+                pids,
                 functions <- new_mutex!(functions),
                 traced_cpus: core::array::from_fn(|i| Atomic::new(cpus.words().get(i).copied().unwrap_or(0))),
                 last_saved_pid,
@@ -162,7 +170,10 @@ impl Instance {
 
     /// Turns one general option on or off.
     pub(crate) fn set_option(&self, option: TraceOption, on: bool) -> Result<(), InputError> {
-        let _control = self.control.lock();
+        let mut control = self.control.lock();
+        if option == trace_options::FUNCTION_FORK {
+            self.follow_forks(&mut control, on)?;
+        }
         self.options
             .store(self.options().with(option, on).0, Relaxed);
         if option == trace_options::OVERWRITE {
@@ -503,6 +514,25 @@ impl Instance {
         }
     }
 
+    /// Starts or stops adding forked children to the pid filters.
+    fn follow_forks(&self, control: &mut Control, on: bool) -> Result<(), InputError> {
+        if !on {
+            control.fork_follower = None;
+        } else if control.fork_follower.is_none() {
+            // SAFETY: the follower is dropped with the control state, in
+            // the instance's drop, before the pid filters go.
+            let follower = unsafe { ForkFollower::start(&self.pids) };
+            control.fork_follower = Some(follower.map_err(|_| InputError::NoDevice)?);
+        }
+        Ok(())
+    }
+
+    /// The pid filter `index` names (0: `set_ftrace_pid`, 1:
+    /// `set_ftrace_notrace_pid`).
+    pub(crate) fn pid_filter(&self, index: usize) -> &PidSet {
+        self.pids.set(index)
+    }
+
     /// The function filter of `kind`, as it is now.
     pub(crate) fn function_filter(&self, kind: FilterKind) -> Arc<FilterSet> {
         let functions = self.functions.lock();
@@ -553,6 +583,9 @@ impl Instance {
         }
         // SAFETY: plain read of the current task.
         let pid = unsafe { bindings::rft_current_pid() };
+        if !self.pids.allows(pid as u32) {
+            return;
+        }
         let (flags, depth) = current_context();
         let mut record = [0u8; tmp_records::FUNCTION_RECORD_SIZE];
         tmp_records::encode_function(
@@ -655,8 +688,10 @@ impl Comm {
 #[pinned_drop]
 impl PinnedDrop for Instance {
     fn drop(self: Pin<&mut Self>) {
-        // The engine must not call into the instance any more.
+        // The engine and the fork probes must not call into the instance
+        // any more.
         function_tracer::stop(&mut self.functions.lock());
+        self.control.lock().fork_follower = None;
         // SAFETY: `live` holds a reference made by `Arc::into_raw`; no
         // writer runs any more when the instance itself goes away.
         drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });

@@ -15,6 +15,7 @@ mod function_files;
 mod function_filter;
 mod function_tracer;
 mod instance;
+mod pid_filter;
 mod ksyms;
 mod portable;
 mod rftracefs;

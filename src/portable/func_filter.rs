@@ -21,7 +21,7 @@
 use core::num::NonZeroUsize;
 
 use super::glob::Pattern;
-use super::input::InputError;
+use super::input::{self, InputError};
 
 /// The longest word accepted, as ftrace's parser takes: a symbol with its
 /// module as kallsyms prints it (`KSYM_SYMBOL_LEN`, 666 bytes on 64-bit),
@@ -380,35 +380,13 @@ fn split_at_colon(text: &[u8]) -> (&[u8], Option<&[u8]>) {
     }
 }
 
-/// Parses an index the way `kstrtoul(.., 0, ..)` reads numbers: `0x` for hex,
-/// a leading `0` for octal, else decimal. Lines count from 1, so 0 is
-/// refused, as is anything but digits.
+/// Parses an index the way `kstrtoul(.., 0, ..)` reads numbers. Lines
+/// count from 1, so 0 is refused.
 fn parse_index(text: &[u8]) -> Result<NonZeroUsize, InputError> {
-    let (radix, digits) = split_radix(text);
-    let mut value: u64 = 0;
-    for &b in digits {
-        let digit = char::from(b).to_digit(radix).ok_or(InputError::BadNumber)?;
-        value = value
-            .checked_mul(u64::from(radix))
-            .and_then(|v| v.checked_add(u64::from(digit)))
-            .ok_or(InputError::BadNumber)?;
-    }
-    usize::try_from(value)
+    usize::try_from(input::parse_c_number(text)?)
         .ok()
         .and_then(NonZeroUsize::new)
         .ok_or(InputError::BadNumber)
-}
-
-/// The radix of a number and its digits: `0x` (or `0X`) before a hex digit
-/// means hex, a leading `0` octal (the `0` is a digit of it).
-fn split_radix(text: &[u8]) -> (u32, &[u8]) {
-    match text {
-        [b'0', b'x' | b'X', digits @ ..] if digits.first().is_some_and(u8::is_ascii_hexdigit) => {
-            (16, digits)
-        }
-        [b'0', ..] => (8, text),
-        _ => (10, text),
-    }
 }
 
 #[cfg(test)]

@@ -98,6 +98,43 @@ impl fmt::Display for InputError {
     }
 }
 
+/// Parses a number the way the kernel's `kstrtoul(.., 0, ..)` reads one:
+/// `0x` (or `0X`) before hex digits means hex, a leading `0` octal, else
+/// decimal; nothing but digits, and no overflow.
+pub(crate) fn parse_c_number(text: &[u8]) -> Result<u64, InputError> {
+    let (radix, digits) = split_radix(text);
+    if digits.is_empty() {
+        return Err(InputError::BadNumber);
+    }
+    let mut value: u64 = 0;
+    for &b in digits {
+        let digit = char::from(b).to_digit(radix).ok_or(InputError::BadNumber)?;
+        value = value
+            .checked_mul(u64::from(radix))
+            .and_then(|v| v.checked_add(u64::from(digit)))
+            .ok_or(InputError::BadNumber)?;
+    }
+    Ok(value)
+}
+
+/// The radix of a number and its digits: `0x` (or `0X`) before a hex digit
+/// means hex, a leading `0` octal (the `0` is a digit of it).
+fn split_radix(text: &[u8]) -> (u32, &[u8]) {
+    match text {
+        [b'0', b'x' | b'X', digits @ ..] if digits.first().is_some_and(u8::is_ascii_hexdigit) => {
+            (16, digits)
+        }
+        [b'0', ..] => (8, text),
+        _ => (10, text),
+    }
+}
+
+/// The white-space separated words of `text`.
+pub(crate) fn words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split(|b| b.is_ascii_whitespace() || *b == 0)
+        .filter(|w| !w.is_empty())
+}
+
 /// Strips ASCII white space from both ends.
 pub(crate) fn trim(input: &[u8]) -> &[u8] {
     let start = input.iter().position(|b| !b.is_ascii_whitespace());

@@ -15,6 +15,7 @@ pub(crate) mod glob;
 pub(crate) mod input;
 pub(crate) mod mount_options;
 pub(crate) mod output;
+pub(crate) mod pid_words;
 pub(crate) mod readme;
 pub(crate) mod records;
 pub(crate) mod ring_buffer;

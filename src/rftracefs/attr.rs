@@ -34,8 +34,9 @@ pub(crate) struct Attribute {
     /// The longest write accepted; longer ones are refused whole. Zero means
     /// the written bytes are not read at all and `store` gets an empty slice.
     pub(crate) max_write: usize,
-    /// Called when the file is opened for writing with `O_TRUNC`.
-    pub(crate) truncate: Option<fn(&Instance)>,
+    /// Called when the file is opened for writing with `O_TRUNC`, with the
+    /// file's index.
+    pub(crate) truncate: Option<fn(&Instance, usize)>,
 }
 
 impl Attribute {
@@ -123,7 +124,7 @@ unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings:
     let (mode, flags) = unsafe { ((*file).f_mode, (*file).f_flags) };
     if mode & bindings::RFT_FMODE_WRITE != 0 && flags & bindings::RFT_O_TRUNC != 0 {
         if let Some(truncate) = node.attr.and_then(|a| a.truncate) {
-            truncate(&node.instance);
+            truncate(&node.instance, node.index);
         }
     }
     if mode & bindings::RFT_FMODE_READ == 0 {
