@@ -186,6 +186,8 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     events.file("header_event", READ_ONLY, &HEADER_EVENT, instance, 0)?;
     let ftrace = events.dir("ftrace")?;
     for (name, kind) in [
+        ("function", records::function::TYPE_FUNCTION),
+        ("kernel_stack", records::stack::TYPE_KERNEL_STACK),
         ("print", records::TYPE_PRINT),
         ("raw_data", records::TYPE_RAW_DATA),
     ] {
@@ -197,8 +199,8 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
             instance,
             usize::from(kind),
         )?;
-        // As in the kernel, only `print` has an `id` file.
-        if kind == records::TYPE_PRINT {
+        // As in the kernel, only the events perf can use have an `id` file.
+        if kind == records::TYPE_PRINT || kind == records::function::TYPE_FUNCTION {
             event.file("id", READ_ONLY, &EVENT_ID, instance, usize::from(kind))?;
         }
     }

@@ -20,6 +20,9 @@ use crate::portable::{
     trace_clock::TraceClock,
     trace_options::{self, OptionSet, TraceOption},
 };
+use crate::portable::records::function as function_record;
+use crate::portable::records::stack::TYPE_KERNEL_STACK;
+use crate::stack_trace::KernelStack;
 use crate::ring_buffer::{self, NoPreempt, TraceBuffer};
 use crate::tracer::{self, Tracer};
 use crate::wait::WaitQueue;
@@ -483,8 +486,9 @@ impl Instance {
         self.control.lock().tracer
     }
 
-    /// Switches to `tracer`: the old one stops, then the new one starts; if
-    /// it cannot, the instance is left with `nop`, as in ftrace.
+    /// Switches to `tracer`: the old one stops, the buffer is emptied, then
+    /// the new one starts; if it cannot, the instance is left with `nop`,
+    /// as in ftrace.
     pub(crate) fn set_tracer(&self, tracer: &'static Tracer) -> Result<(), InputError> {
         let mut control = self.control.lock();
         if core::ptr::eq(control.tracer, tracer) {
@@ -492,6 +496,9 @@ impl Instance {
         }
         self.stop_tracer(control.tracer.kind);
         control.tracer = &tracer::NOP;
+        // Every tracer starts on an empty buffer, as ftrace's tracer_init()
+        // resets it (the control lock is held, as resets need).
+        reset(&self.buffer(), None, self.start_time());
         let skipped = match tracer.kind {
             tracer::Kind::Nop => false,
             tracer::Kind::Function => {
@@ -587,22 +594,27 @@ impl Instance {
             return;
         }
         let (flags, depth) = current_context();
-        let mut record = [0u8; tmp_records::FUNCTION_RECORD_SIZE];
-        tmp_records::encode_function(
-            &mut record,
-            EntryHeader {
-                kind: tmp_records::TYPE_FUNCTION,
-                flags,
-                // Not counting the dispatcher's own preemption disabling.
-                preempt_count: depth.saturating_sub(1),
-                pid,
-            },
-            ip as u64,
-            parent_ip as u64,
-        );
+        let header = EntryHeader {
+            kind: function_record::TYPE_FUNCTION,
+            flags,
+            // Not counting the dispatcher's own preemption disabling.
+            preempt_count: depth.saturating_sub(1),
+            pid,
+        };
+        let mut record = [0u8; function_record::FUNCTION_RECORD_SIZE];
+        function_record::encode_function(&mut record, header, ip as u64, parent_ip as u64);
         self.save_comm_once(cpu, pid);
+        let stack = self
+            .options()
+            .has(trace_options::FUNC_STACK_TRACE)
+            .then(|| KernelStack::capture(EntryHeader { kind: TYPE_KERNEL_STACK, ..header }));
         let written = self.with_live_buffer(|buffer, preempt_off| {
-            buffer.write(preempt_off, &record, &|| self.now())
+            let clock = || self.now();
+            let mut written = buffer.write(preempt_off, &record, &clock);
+            if let Some(stack) = &stack {
+                written |= buffer.write(preempt_off, stack.as_bytes(), &clock);
+            }
+            written
         });
         if written {
             self.readers.wake_all();
@@ -760,15 +772,4 @@ pub(crate) fn online_cpus() -> u32 {
 fn local_clock_ns() -> u64 {
     // SAFETY: `local_clock` may be called from any context.
     unsafe { bindings::rft_local_clock() }
-}
-
-mod tmp_records {
-    use crate::portable::output::{EntryHeader, ENTRY_HEADER_SIZE};
-    pub(crate) const TYPE_FUNCTION: u16 = 1;
-    pub(crate) const FUNCTION_RECORD_SIZE: usize = ENTRY_HEADER_SIZE + 16;
-    pub(crate) fn encode_function(out: &mut [u8], header: EntryHeader, ip: u64, parent: u64) {
-        out[..ENTRY_HEADER_SIZE].copy_from_slice(&header.to_bytes());
-        out[ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8].copy_from_slice(&ip.to_le_bytes());
-        out[ENTRY_HEADER_SIZE + 8..].copy_from_slice(&parent.to_le_bytes());
-    }
 }

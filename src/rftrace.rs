@@ -19,6 +19,7 @@ mod pid_filter;
 mod ksyms;
 mod portable;
 mod rftracefs;
+mod stack_trace;
 mod ring_buffer;
 mod symbols;
 mod trace_readers;

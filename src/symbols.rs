@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Kernel symbols: finding the address of a symbol the kernel does not
-//! export, and naming addresses in the output (`%ps` and `%pS`).
+//! export, and naming addresses in the output as ftrace does (the name
+//! alone, or with `sym-offset` `%pS`'s `name+off/size [module]`).
 
 use crate::bindings;
 use crate::portable::records::Symbols;
@@ -49,7 +50,14 @@ impl Symbols for Kallsyms {
                 bindings::sprint_symbol_no_offset(buf, address as usize)
             }
         };
-        let text = name.get(..usize::try_from(len).ok()?)?;
+        let mut text = name.get(..usize::try_from(len).ok()?)?;
+        if !offset {
+            // ftrace names a function without its module (`kallsyms_lookup`,
+            // not exported, gives only the name): drop ` [module]`.
+            if let Some(space) = text.iter().position(|&b| b == b' ') {
+                text = &text[..space];
+            }
+        }
         // An address with no symbol prints as itself: not a name.
         if text.first().is_none_or(|&b| b == b'0') {
             return None;

@@ -259,9 +259,12 @@ fn render(
             instance.clock().in_ns(),
         ))?;
     }
-    fmt_result(records::write_body(
-        &mut out, &header, record, &Kallsyms, style,
-    ))
+    let cx = records::PrintContext {
+        symbols: &Kallsyms,
+        style,
+        print_parent: options.has(trace_options::PRINT_PARENT),
+    };
+    fmt_result(records::write_text_body(&mut out, &header, record, &cx))
 }
 
 /// `trace`: a non-consuming, merged walk.

@@ -9,6 +9,12 @@
 use super::output::{EntryHeader, ENTRY_HEADER_SIZE};
 use core::fmt;
 
+pub(crate) mod function;
+pub(crate) mod stack;
+
+use function::TYPE_FUNCTION;
+use stack::TYPE_KERNEL_STACK;
+
 /// Type id of `print` records (`trace_marker` writes; the kernel's
 /// `TRACE_PRINT`).
 pub(crate) const TYPE_PRINT: u16 = 5;
@@ -29,35 +35,59 @@ pub(crate) fn encode_raw_data(out: &mut [u8], header: EntryHeader, data: &[u8]) 
     out[ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + data.len()].copy_from_slice(data);
 }
 
-/// The `format` file of record type `kind` (`print` or `raw_data`), in
-/// the kernel's layout: the common fields, the event's own, the print
-/// format. `None` for other types.
-pub(crate) fn write_format(out: &mut dyn fmt::Write, kind: u16) -> Option<fmt::Result> {
-    let (name, fields, print_fmt) = match kind {
-        TYPE_PRINT => (
-            "print",
-            "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\
+/// What the `format` file of one record type shows besides the common
+/// fields.
+struct EventFormat {
+    /// The event's name.
+    name: &'static str,
+    /// The event's own field lines.
+    fields: &'static str,
+    /// The `print fmt:` line's text.
+    print_fmt: &'static str,
+}
+
+/// `print`'s format (`struct print_entry`).
+const PRINT_FORMAT: EventFormat = EventFormat {
+    name: "print",
+    fields: "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\
              \tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n",
-            "\"%ps: %s\", (void *)REC->ip, REC->buf",
-        ),
-        TYPE_RAW_DATA => (
-            "raw_data",
-            "\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n\
+    print_fmt: "\"%ps: %s\", (void *)REC->ip, REC->buf",
+};
+
+/// `raw_data`'s format (`struct raw_data_entry`).
+const RAW_DATA_FORMAT: EventFormat = EventFormat {
+    name: "raw_data",
+    fields: "\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n\
              \tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n",
-            "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
-        ),
-        _ => return None,
-    };
+    print_fmt: "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
+};
+
+/// The format of record type `kind`; `None` for a type with none.
+fn format_of(kind: u16) -> Option<&'static EventFormat> {
+    match kind {
+        TYPE_FUNCTION => Some(&function::FORMAT),
+        TYPE_KERNEL_STACK => Some(&stack::FORMAT),
+        TYPE_PRINT => Some(&PRINT_FORMAT),
+        TYPE_RAW_DATA => Some(&RAW_DATA_FORMAT),
+        _ => None,
+    }
+}
+
+/// The `format` file of record type `kind` (`function`, `kernel_stack`,
+/// `print` or `raw_data`), in the kernel's layout: the common fields, the
+/// event's own, the print format. `None` for other types.
+pub(crate) fn write_format(out: &mut dyn fmt::Write, kind: u16) -> Option<fmt::Result> {
+    let format = format_of(kind)?;
     Some((|| {
-        writeln!(out, "name: {name}\nID: {kind}\nformat:")?;
+        writeln!(out, "name: {}\nID: {kind}\nformat:", format.name)?;
         out.write_str(
             "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
              \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
              \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
              \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
         )?;
-        out.write_str(fields)?;
-        writeln!(out, "\nprint fmt: {print_fmt}")
+        out.write_str(format.fields)?;
+        writeln!(out, "\nprint fmt: {}", format.print_fmt)
     })())
 }
 
@@ -105,8 +135,9 @@ pub(crate) struct SymbolStyle {
 }
 
 /// Writes a code address as ftrace does (`seq_print_ip_sym`): `0` for
-/// none, else the symbol (or the address in hex when there is none), and
-/// the address too with `sym-addr`.
+/// none, else the symbol (or, when there is none, the address in hex: at
+/// least eight digits, or as is with `sym-offset`, as `sprint_symbol`
+/// prints it), and the address too with `sym-addr`.
 pub(crate) fn write_ip_sym(
     out: &mut dyn fmt::Write,
     symbols: &dyn Symbols,
@@ -118,6 +149,7 @@ pub(crate) fn write_ip_sym(
     }
     match symbols.write_symbol(out, ip, style.offset) {
         Some(written) => written?,
+        None if style.offset => write!(out, "{ip:#x}")?,
         None => write!(out, "0x{ip:08x}")?,
     }
     if style.address {
@@ -148,13 +180,16 @@ pub(crate) fn bin_context(pid: i32, cpu: u32, ts: u64) -> [u8; 16] {
 }
 
 /// What a record's text forms are given besides the record: how to name
-/// code addresses (`sym-offset`, `sym-addr`).
+/// code addresses (`sym-offset`, `sym-addr`) and whether to show callers
+/// (`print-parent`).
 #[derive(Clone, Copy)]
 pub(crate) struct PrintContext<'a> {
     /// Names addresses.
     pub(crate) symbols: &'a dyn Symbols,
     /// The symbol options.
     pub(crate) style: SymbolStyle,
+    /// `print-parent`: a function record shows its caller (` <-caller`).
+    pub(crate) print_parent: bool,
 }
 
 impl PrintContext<'static> {
@@ -165,6 +200,7 @@ impl PrintContext<'static> {
             offset: false,
             address: false,
         },
+        print_parent: false,
     };
 }
 
@@ -210,6 +246,8 @@ const RAW_DATA_FUNCTIONS: EventFunctions = EventFunctions {
 /// registered.
 pub(crate) fn functions(kind: u16) -> Option<&'static EventFunctions> {
     match kind {
+        TYPE_FUNCTION => Some(&function::FUNCTIONS),
+        TYPE_KERNEL_STACK => Some(&stack::FUNCTIONS),
         TYPE_PRINT => Some(&PRINT_FUNCTIONS),
         TYPE_RAW_DATA => Some(&RAW_DATA_FUNCTIONS),
         _ => None,
@@ -224,6 +262,18 @@ fn write_placeholder(out: &mut dyn fmt::Write, kind: u16) -> fmt::Result {
 /// Writes what follows the context columns for a record: the event's own
 /// text (for `print`: `tracing_mark_write: <text>`, the function named by
 /// the record's `ip`); `Unknown type <id>` for an unregistered type.
+pub(crate) fn write_text_body(
+    out: &mut dyn fmt::Write,
+    header: &EntryHeader,
+    record: &[u8],
+    cx: &PrintContext<'_>,
+) -> fmt::Result {
+    write_form(out, header, record, cx, |f| f.trace)
+        .unwrap_or_else(|| writeln!(out, "Unknown type {}", header.kind))
+}
+
+/// [`write_text_body`] with `print-parent` at its default (on).
+#[cfg(test)]
 pub(crate) fn write_body(
     out: &mut dyn fmt::Write,
     header: &EntryHeader,
@@ -231,9 +281,12 @@ pub(crate) fn write_body(
     symbols: &dyn Symbols,
     style: SymbolStyle,
 ) -> fmt::Result {
-    let cx = PrintContext { symbols, style };
-    write_form(out, header, record, &cx, |f| f.trace)
-        .unwrap_or_else(|| writeln!(out, "Unknown type {}", header.kind))
+    let cx = PrintContext {
+        symbols,
+        style,
+        print_parent: true,
+    };
+    write_text_body(out, header, record, &cx)
 }
 
 /// Writes the text form `pick` chooses of a record, or the placeholder
@@ -352,10 +405,25 @@ fn raw_data_text(out: &mut dyn fmt::Write, record: &[u8], _: &PrintContext<'_>) 
 
 /// The `ip` field of a print record.
 fn print_ip(record: &[u8]) -> u64 {
-    record
-        .get(ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8)
+    word_at(record, ENTRY_HEADER_SIZE)
+}
+
+/// The 8-byte little-endian word at `offset` of a record; 0 past its end.
+fn word_at(record: &[u8], offset: usize) -> u64 {
+    offset
+        .checked_add(8)
+        .and_then(|end| record.get(offset..end))
         .and_then(|b| b.try_into().ok())
         .map_or(0, u64::from_le_bytes)
+}
+
+/// Copies `bytes` into `out` at `offset`, or as much of them as fits.
+fn put_bytes(out: &mut [u8], offset: usize, bytes: &[u8]) {
+    if let Some(room) = out.get_mut(offset..) {
+        for (to, from) in room.iter_mut().zip(bytes) {
+            *to = *from;
+        }
+    }
 }
 
 /// `# <id> buf: <bytes in hex>`, as ftrace prints raw data. Records are
@@ -397,6 +465,81 @@ fn write_lossy(out: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A few kernel functions, with the addresses a test kernel had.
+    pub(super) struct KernelSymbols;
+
+    impl KernelSymbols {
+        /// Name, start and size of each function.
+        const TABLE: [(&'static str, u64, u64); 3] = [
+            ("schedule", 0xffff_ffff_817a_9b30, 0x80),
+            ("do_wait", 0xffff_ffff_8126_9380, 0xf0),
+            ("kernel_wait4", 0xffff_ffff_8126_9250, 0x130),
+        ];
+    }
+
+    impl Symbols for KernelSymbols {
+        fn write_symbol(
+            &self,
+            out: &mut dyn fmt::Write,
+            address: u64,
+            offset: bool,
+        ) -> Option<fmt::Result> {
+            let (name, start, size) = Self::TABLE
+                .into_iter()
+                .find(|&(_, start, size)| address.wrapping_sub(start) < size)?;
+            Some(if offset {
+                write!(out, "{name}+{:#x}/{size:#x}", address - start)
+            } else {
+                out.write_str(name)
+            })
+        }
+    }
+
+    /// The text form of `record` with these options.
+    pub(super) fn text(record: &[u8], style: SymbolStyle, print_parent: bool) -> String {
+        let cx = PrintContext {
+            symbols: &KernelSymbols,
+            style,
+            print_parent,
+        };
+        let mut s = String::new();
+        let header = EntryHeader::from_bytes(record);
+        assert!(header.is_some());
+        if let Some(header) = header {
+            assert!(write_text_body(&mut s, &header, record, &cx).is_ok());
+        }
+        s
+    }
+
+    /// The `raw`, `hex` and `bin` forms of `record`.
+    pub(super) fn other_forms(record: &[u8]) -> (String, String, Vec<u8>) {
+        let (mut raw, mut hex, mut bin) = (String::new(), String::new(), Vec::new());
+        if let Some(header) = EntryHeader::from_bytes(record) {
+            assert!(write_raw_body(&mut raw, &header, record).is_ok());
+            assert!(write_hex_body(&mut hex, &header, record).is_ok());
+            let mut sink = |b: &[u8]| {
+                bin.extend_from_slice(b);
+                Ok(())
+            };
+            assert!(write_bin_body(&mut sink, &header, record).is_ok());
+        }
+        (raw, hex, bin)
+    }
+
+    /// The `format` file of `kind`.
+    pub(super) fn format(kind: u16) -> String {
+        let mut s = String::new();
+        assert_eq!(write_format(&mut s, kind), Some(Ok(())));
+        s
+    }
+
+    /// The common fields that start every `format` file.
+    pub(super) const COMMON_FIELDS: &str = "format:\n\
+        \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+        \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+        \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+        \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
 
     /// One function, `tracing_mark_write`, at 0x1000..0x1080.
     struct OneSymbol;
@@ -458,6 +601,9 @@ mod tests {
             body(&header, &rec, SymbolStyle::default()),
             "0x00009000: hi\n"
         );
+        // With sym-offset the kernel's sprint_symbol names no symbol as
+        // the bare address.
+        assert_eq!(body(&header, &rec, offset), "0x9000: hi\n");
         encode_print(&mut rec, header, 0, b"hi");
         assert_eq!(body(&header, &rec, both), "0: hi\n");
     }
@@ -554,7 +700,7 @@ mod tests {
         assert_eq!(write_format(&mut s, TYPE_PRINT), Some(Ok(())));
         assert!(s.starts_with("name: print\nID: 5\nformat:\n\tfield:unsigned short common_type;"));
         assert!(s.ends_with("\nprint fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n"));
-        assert!(write_format(&mut s, 1).is_none());
+        assert!(write_format(&mut s, 2).is_none());
     }
 
     #[test]

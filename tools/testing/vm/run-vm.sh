@@ -64,6 +64,9 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G
 append="console=ttyS0 rdinit=/init rftrace.mode=$mode panic=-1 reboot=t"
 # RFTRACE_TESTS=buffer/snapshot.tc,control runs only those cases (test mode).
 [ -z "${RFTRACE_TESTS:-}" ] || append="$append rftrace.tests=$RFTRACE_TESTS"
+# RFTRACE_TRACING_DIR=/sys/kernel/tracing runs the cases against the kernel's
+# own tracefs instead of rftracefs, to check the cases against the reference.
+[ -z "${RFTRACE_TRACING_DIR:-}" ] || append="$append rftrace.dir=$RFTRACE_TRACING_DIR"
 
 if [ "$mode" != test ] && [ -t 0 ] && [ -t 1 ]; then
 	# A terminal is attached: the demo ends in a shell in the VM.

@@ -118,8 +118,12 @@ fn print_page(page: &[u8; format::PAGE_SIZE], symbols: &ProcKallsyms) -> Result<
         let record = record.map_err(|e| format!("bad event: {e:?}"))?;
         let header = EntryHeader::from_bytes(record.payload).ok_or("record without a header")?;
         let mut text = String::new();
-        records::write_body(&mut text, &header, record.payload, symbols, Default::default())
-            .map_err(|_| "format")?;
+        let cx = records::PrintContext {
+            symbols,
+            style: Default::default(),
+            print_parent: true,
+        };
+        records::write_text_body(&mut text, &header, record.payload, &cx).map_err(|_| "format")?;
         print!("event ts={} pid={} {text}", record.ts, header.pid);
     }
     Ok(())

@@ -9,7 +9,12 @@ mount -t rftracefs nodev /sys/kernel/rftrace || echo "# mounting rftracefs faile
 # RFTRACE_TESTS (comma-separated, relative to test.d) narrows the run.
 cases=
 for t in $(echo "${RFTRACE_TESTS:-}" | tr , ' '); do cases="$cases $here/test.d/$t"; done
-"$here/rftracetest" -d /sys/kernel/rftrace $cases
+# RFTRACE_TRACING_DIR=/sys/kernel/tracing runs them against the kernel's tracefs.
+dir=${RFTRACE_TRACING_DIR:-/sys/kernel/rftrace}
+if [ "$dir" != /sys/kernel/rftrace ] && ! grep -q " $dir tracefs " /proc/mounts; then
+	mount -t tracefs nodev "$dir" || echo "# mounting tracefs at $dir failed"
+fi
+"$here/rftracetest" -d "$dir" $cases
 status=$?
 if mount -t debugfs nodev /sys/kernel/debug 2>/dev/null && [ -f /sys/kernel/debug/kmemleak ]; then
 	# Unreferenced objects are found after two scans; report what remains.
