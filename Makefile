@@ -38,6 +38,7 @@ test-tools:
 	@cd tools/testing/rawdecode && RUSTFLAGS="-C target-feature=+crt-static" \
 		cargo build -q --release --target x86_64-unknown-linux-gnu
 	@mkdir -p $(SELFTEST_BIN) && cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/rftrace-rawdecode $(SELFTEST_BIN)/rawdecode
+	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/getpid-loop $(SELFTEST_BIN)/getpid-loop
 
 run: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode demo

@@ -13,9 +13,8 @@ use crate::portable::ring_buffer::format;
 use crate::portable::{
     cmdlines,
     cpumask::CpuMask,
-    pid_words,
     input::{self, InputError},
-    readme, records,
+    pid_words, readme, records,
     trace_clock::{self, TraceClock},
     trace_options, tracer_name,
 };
@@ -263,11 +262,23 @@ static PID_FILTER: Attribute = Attribute {
 fn populate_function_files(dir: &Dir, instance: &Arc<Instance>) -> Result {
     let list = &AVAILABLE_FUNCTIONS_FOPS;
     dir.stream_file("available_filter_functions", READ_ONLY, list, instance, 0)?;
-    dir.stream_file("available_filter_functions_addrs", READ_ONLY, list, instance, 1)?;
+    dir.stream_file(
+        "available_filter_functions_addrs",
+        READ_ONLY,
+        list,
+        instance,
+        1,
+    )?;
     dir.stream_file("set_ftrace_filter", READ_WRITE, &FILTER_FOPS, instance, 0)?;
     dir.stream_file("set_ftrace_notrace", READ_WRITE, &FILTER_FOPS, instance, 1)?;
     dir.file("set_ftrace_pid", READ_WRITE, &PID_FILTER, instance, 0)?;
-    dir.file("set_ftrace_notrace_pid", READ_WRITE, &PID_FILTER, instance, 1)?;
+    dir.file(
+        "set_ftrace_notrace_pid",
+        READ_WRITE,
+        &PID_FILTER,
+        instance,
+        1,
+    )?;
     Ok(())
 }
 

@@ -143,16 +143,20 @@ pub(crate) struct FilterFile {
 }
 
 impl FilterFile {
-    /// Applies a write, then makes the edited filter the instance's.
-    fn apply(&mut self, data: &[u8]) -> Result<(), InputError> {
-        let table = self.table.as_ref().ok_or(InputError::NoDevice)?;
+    /// Applies a write, then makes the edited filter the instance's. An
+    /// error comes with the offset in `data` it is at.
+    fn apply(&mut self, data: &[u8]) -> Result<(), (InputError, usize)> {
+        let table = self.table.as_ref().ok_or((InputError::NoDevice, 0))?;
         let mut next = match self.editing.as_ref() {
-            Some(editing) => editing.try_clone()?,
-            None => self.listed.try_clone()?,
-        };
+            Some(editing) => editing.try_clone(),
+            None => self.listed.try_clone(),
+        }
+        .map_err(|e| (e, 0))?;
         // Words before a failing one take effect, as in ftrace.
         let words = next.apply_write(table, data);
-        self.instance.set_function_filter(self.kind, &next)?;
+        self.instance
+            .set_function_filter(self.kind, &next)
+            .map_err(|e| (e, 0))?;
         self.editing = Some(next);
         self.pending_truncate = false;
         words
@@ -160,7 +164,12 @@ impl FilterFile {
 }
 
 impl Stream for FilterFile {
-    fn open(instance: &Arc<Instance>, index: usize, _write_only: bool, truncate: bool) -> Result<Self> {
+    fn open(
+        instance: &Arc<Instance>,
+        index: usize,
+        _write_only: bool,
+        truncate: bool,
+    ) -> Result<Self> {
         let kind = FilterKind::from_index(index).ok_or(EINVAL)?;
         Ok(FilterFile {
             instance: instance.clone(),
@@ -215,8 +224,9 @@ impl Stream for FilterFile {
                 .log_error(self.kind.file_name(), InputError::TooLong, data);
             return Err(EINVAL);
         }
-        self.apply(data).map_err(|e| {
-            self.instance.log_error(self.kind.file_name(), e, data);
+        self.apply(data).map_err(|(e, at)| {
+            self.instance
+                .log_error_at(self.kind.file_name(), e, data, at);
             Error::from_errno(-e.errno())
         })
     }

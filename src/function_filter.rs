@@ -15,6 +15,7 @@ use crate::portable::func_filter::{
     Action, FilterCommand, FilterFile, FilterWords, ModuleFilter, Site, Target,
 };
 use crate::portable::input::InputError;
+use crate::portable::sort::heap_sort;
 use core::fmt::{self, Write};
 use kernel::prelude::*;
 
@@ -101,16 +102,28 @@ impl FilterSet {
     }
 
     /// Applies the words of a write, in order, stopping at the first that
-    /// fails (whose error is returned; the words before it took effect).
-    pub(crate) fn apply_write(&mut self, table: &SiteTable, text: &[u8]) -> Result<(), InputError> {
-        for command in FilterWords::new(text, FilterFile::Function) {
-            self.apply_command(table, &command?)?;
+    /// fails: its error and its offset in `text` are returned (the words
+    /// before it took effect).
+    pub(crate) fn apply_write(
+        &mut self,
+        table: &SiteTable,
+        text: &[u8],
+    ) -> Result<(), (InputError, usize)> {
+        let mut words = FilterWords::new(text, FilterFile::Function);
+        while let Some(command) = words.next() {
+            command
+                .and_then(|command| self.apply_command(table, &command))
+                .map_err(|e| (e, words.last_word_offset()))?;
         }
         Ok(())
     }
 
     /// Applies one word.
-    fn apply_command(&mut self, table: &SiteTable, command: &FilterCommand<'_>) -> Result<(), InputError> {
+    fn apply_command(
+        &mut self,
+        table: &SiteTable,
+        command: &FilterCommand<'_>,
+    ) -> Result<(), InputError> {
         if let Action::Command(_) = command.action {
             return Err(InputError::UnsupportedFunctionCommand);
         }
@@ -129,7 +142,7 @@ impl FilterSet {
             }
             Ok(())
         })?;
-        matched.sort_unstable();
+        heap_sort(&mut matched);
         if command.remove {
             let pending_removed = self.remove_pending(command);
             if matched.is_empty() && !pending_removed {
@@ -258,7 +271,7 @@ fn copy_bytes(bytes: &[u8]) -> Result<KVec<u8>, InputError> {
 
 /// Sorts `entries` and removes duplicates.
 fn sort_dedup(entries: &mut KVec<(u64, usize)>) {
-    entries.sort_unstable();
+    heap_sort(entries);
     let mut previous = None;
     entries.retain(|e| {
         let keep = previous != Some(*e);

@@ -8,11 +8,13 @@
 //! of `set_ftrace_filter` or `set_ftrace_notrace` hands the engine a new
 //! [`FunctionSelector`], a snapshot of both.
 
-use crate::fentry::{self, FentryClient, SiteInfo, SiteSelector, UpdateError, UpdateReport};
+use crate::bindings;
+use crate::fentry::{
+    self, CallContext, FentryClient, SiteInfo, SiteSelector, UpdateError, UpdateReport,
+};
 use crate::function_filter::FilterSet;
 use crate::instance::Instance;
 use crate::portable::input::InputError;
-use crate::bindings;
 use kernel::{prelude::*, sync::Arc};
 
 /// The function filters of an instance and whether its function tracer
@@ -34,11 +36,6 @@ impl FunctionState {
             notrace: Arc::new(FilterSet::new(), GFP_KERNEL)?,
             slot: None,
         })
-    }
-
-    /// Whether the tracer runs.
-    pub(crate) fn running(&self) -> bool {
-        self.slot.is_some()
     }
 
     /// The engine's view of the filters.
@@ -98,7 +95,7 @@ fn skipped(report: &UpdateReport) -> bool {
 /// The user-facing error of an engine refusal.
 fn update_error(e: UpdateError) -> InputError {
     match e {
-        UpdateError::Busy(_) => InputError::FunctionBusy,
+        UpdateError::Busy => InputError::FunctionBusy,
         UpdateError::Other(e) if e == ENOMEM => InputError::NoMemory,
         UpdateError::Other(e) if e == ENOSPC => InputError::NoSpace,
         UpdateError::Other(_) => InputError::NoDevice,
@@ -123,10 +120,16 @@ unsafe impl Send for FunctionClient {}
 unsafe impl Sync for FunctionClient {}
 
 impl FentryClient for FunctionClient {
-    fn call(&self, ip: usize, parent_ip: usize, _regs: &mut bindings::pt_regs) {
+    fn call(
+        &self,
+        ip: usize,
+        parent_ip: usize,
+        regs: &mut bindings::pt_regs,
+        cx: &CallContext<'_>,
+    ) {
         // SAFETY: the instance outlives the registration (the invariant).
         let instance = unsafe { &*self.instance };
-        instance.record_function(ip, parent_ip);
+        instance.record_function(ip, parent_ip, regs, cx);
     }
 }
 

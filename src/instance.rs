@@ -7,9 +7,12 @@
 //! tracer, CPU mask and error log.
 
 use crate::bindings;
+use crate::fentry::CallContext;
 use crate::function_filter::{FilterKind, FilterSet};
 use crate::function_tracer::{self, FunctionState};
 use crate::pid_filter::{ForkFollower, PidFilters, PidSet};
+use crate::portable::records::function as function_record;
+use crate::portable::records::stack::TYPE_KERNEL_STACK;
 use crate::portable::{
     cmdlines::{self, Cmdlines, Slot, COMM_LEN},
     cpumask::{self, CpuMask},
@@ -20,20 +23,19 @@ use crate::portable::{
     trace_clock::TraceClock,
     trace_options::{self, OptionSet, TraceOption},
 };
-use crate::portable::records::function as function_record;
-use crate::portable::records::stack::TYPE_KERNEL_STACK;
-use crate::stack_trace::KernelStack;
 use crate::ring_buffer::{self, NoPreempt, TraceBuffer};
+use crate::stack_trace::KernelStack;
 use crate::tracer::{self, Tracer};
 use crate::wait::WaitQueue;
 use core::fmt;
+use core::sync::atomic::{
+    AtomicBool, AtomicI32, AtomicPtr, AtomicU32, AtomicU64,
+    Ordering::{Acquire, Relaxed, SeqCst},
+};
 use kernel::{
     new_mutex, new_spinlock,
     prelude::*,
-    sync::{
-        atomic::{Acquire, Atomic, Full, Relaxed},
-        Arc, Mutex, SpinLock,
-    },
+    sync::{Arc, Mutex, SpinLock},
 };
 
 /// The settings of an instance that are changed only by writes to its files.
@@ -68,17 +70,17 @@ struct Control {
 /// using it.
 #[pin_data(PinnedDrop)]
 pub(crate) struct Instance {
-    tracing_on: Atomic<bool>,
-    options: Atomic<u32>,
+    tracing_on: AtomicBool,
+    options: AtomicU32,
     /// Index of the trace clock in `trace_clock::ALL`.
-    clock: Atomic<u32>,
+    clock: AtomicU32,
     /// The `counter` clock's value.
-    counter: Atomic<u64>,
+    counter: AtomicU64,
     /// What `print` records name as their origin: the kernel's own
     /// `tracing_mark_write`, so that they print (and trace-cmd shows them)
     /// as ftrace's markers do; 0 when it cannot be found.
     marker_ip: u64,
-    live: Atomic<*mut TraceBuffer>,
+    live: AtomicPtr<TraceBuffer>,
     #[pin]
     buffer: Mutex<Arc<TraceBuffer>>,
     /// The snapshot buffer, when allocated.
@@ -97,10 +99,10 @@ pub(crate) struct Instance {
     pids: PidFilters,
     /// `tracing_cpumask` for the recording path: a copy of the control
     /// state's mask, one bit per CPU.
-    traced_cpus: [Atomic<u64>; cpumask::WORDS],
+    traced_cpus: [AtomicU64; cpumask::WORDS],
     /// The pid a CPU last saved the name of (`record-cmd`), so that a
     /// task's name is saved once per run of it on a CPU, not per event.
-    last_saved_pid: KVec<Atomic<i32>>,
+    last_saved_pid: KVec<AtomicI32>,
 }
 
 impl Instance {
@@ -123,19 +125,19 @@ impl Instance {
         let cpus = CpuMask::first(nr_cpu_ids());
         let mut last_saved_pid = KVec::with_capacity(nr_cpu_ids(), GFP_KERNEL)?;
         for _ in 0..nr_cpu_ids() {
-            last_saved_pid.push(Atomic::new(-1), GFP_KERNEL)?;
+            last_saved_pid.push(AtomicI32::new(-1), GFP_KERNEL)?;
         }
         // A strong reference for `live`, given back in `drop`.
         let live = Arc::into_raw(buffer.clone()).cast_mut();
         Arc::pin_init(
             pin_init!(Self {
-                tracing_on: Atomic::new(true),
-                options: Atomic::new(OptionSet::defaults().0),
-                clock: Atomic::new(u32::from(TraceClock::Local.index())),
-                counter: Atomic::new(0),
+                tracing_on: AtomicBool::new(true),
+                options: AtomicU32::new(OptionSet::defaults().0),
+                clock: AtomicU32::new(u32::from(TraceClock::Local.index())),
+                counter: AtomicU64::new(0),
                 marker_ip: crate::symbols::address_of(kernel::c_str!("tracing_mark_write"))
                     .map_or(0, |a| a as u64),
-                live: Atomic::new(live),
+                live: AtomicPtr::new(live),
                 buffer <- new_mutex!(buffer),
                 spare <- new_mutex!(None),
                 cmdlines <- new_spinlock!(Cmdlines::new(slots)),
@@ -148,7 +150,7 @@ impl Instance {
                 }),
                 pids,
                 functions <- new_mutex!(functions),
-                traced_cpus: core::array::from_fn(|i| Atomic::new(cpus.words().get(i).copied().unwrap_or(0))),
+                traced_cpus: core::array::from_fn(|i| AtomicU64::new(cpus.words().get(i).copied().unwrap_or(0))),
                 last_saved_pid,
             }),
             GFP_KERNEL,
@@ -156,6 +158,7 @@ impl Instance {
     }
 
     /// Whether events are being recorded (`tracing_on`).
+    #[inline]
     pub(crate) fn tracing_on(&self) -> bool {
         self.tracing_on.load(Relaxed)
     }
@@ -167,6 +170,7 @@ impl Instance {
     }
 
     /// The current general options.
+    #[inline]
     pub(crate) fn options(&self) -> OptionSet {
         OptionSet(self.options.load(Relaxed))
     }
@@ -189,6 +193,7 @@ impl Instance {
     }
 
     /// The clock that times events.
+    #[inline]
     pub(crate) fn clock(&self) -> TraceClock {
         TraceClock::from_index(self.clock.load(Relaxed) as u8)
     }
@@ -202,6 +207,7 @@ impl Instance {
     }
 
     /// The time now on the trace clock.
+    #[inline]
     pub(crate) fn now(&self) -> u64 {
         // SAFETY: the clock functions may be called from any context.
         unsafe {
@@ -267,7 +273,7 @@ impl Instance {
     fn replace_buffer(&self, new: Arc<TraceBuffer>) -> Arc<TraceBuffer> {
         let new_live = Arc::into_raw(new.clone()).cast_mut();
         let old = core::mem::replace(&mut *self.buffer.lock(), new);
-        let old_live = self.live.xchg(new_live, Full);
+        let old_live = self.live.swap(new_live, SeqCst);
         // SAFETY: writers use `live` with preemption off; after a grace
         // period none can still hold the old pointer.
         unsafe { bindings::synchronize_rcu() };
@@ -509,7 +515,11 @@ impl Instance {
         control.tracer = tracer;
         drop(control);
         if skipped {
-            self.log_error("current_tracer", InputError::SomeFunctionsBusy, tracer.name.as_bytes());
+            self.log_error(
+                "current_tracer",
+                InputError::SomeFunctionsBusy,
+                tracer.name.as_bytes(),
+            );
         }
         Ok(())
     }
@@ -551,7 +561,11 @@ impl Instance {
 
     /// Makes `set` the function filter of `kind`; a running function
     /// tracer re-patches what changed. On error nothing changed.
-    pub(crate) fn set_function_filter(&self, kind: FilterKind, set: &FilterSet) -> Result<(), InputError> {
+    pub(crate) fn set_function_filter(
+        &self,
+        kind: FilterKind,
+        set: &FilterSet,
+    ) -> Result<(), InputError> {
         let new = Arc::new(set.try_clone()?, GFP_KERNEL).map_err(|_| InputError::NoMemory)?;
         let mut functions = self.functions.lock();
         let slot = match kind {
@@ -578,13 +592,19 @@ impl Instance {
     }
 
     /// Records a `function` event: `ip` (a call site) was called from
-    /// `parent_ip`. Called by the patch engine, with preemption off.
-    pub(crate) fn record_function(&self, ip: usize, parent_ip: usize) {
+    /// `parent_ip`, with the registers `regs` at the call. Called by the
+    /// patch engine's dispatcher, in its context `cx`.
+    pub(crate) fn record_function(
+        &self,
+        ip: usize,
+        parent_ip: usize,
+        regs: &bindings::pt_regs,
+        cx: &CallContext<'_>,
+    ) {
         if !self.tracing_on() {
             return;
         }
-        // SAFETY: preemption is off (the dispatcher's), so this is stable.
-        let cpu = unsafe { bindings::rft_smp_processor_id() } as usize;
+        let cpu = cx.cpu;
         if !self.traces_cpu(cpu) {
             return;
         }
@@ -593,7 +613,7 @@ impl Instance {
         if !self.pids.allows(pid as u32) {
             return;
         }
-        let (flags, depth) = current_context();
+        let (flags, depth) = context_of(cx.preempt_count);
         let header = EntryHeader {
             kind: function_record::TYPE_FUNCTION,
             flags,
@@ -607,15 +627,24 @@ impl Instance {
         let stack = self
             .options()
             .has(trace_options::FUNC_STACK_TRACE)
-            .then(|| KernelStack::capture(EntryHeader { kind: TYPE_KERNEL_STACK, ..header }));
-        let written = self.with_live_buffer(|buffer, preempt_off| {
-            let clock = || self.now();
-            let mut written = buffer.write(preempt_off, &record, &clock);
-            if let Some(stack) = &stack {
-                written |= buffer.write(preempt_off, stack.as_bytes(), &clock);
-            }
-            written
-        });
+            .then(|| {
+                KernelStack::capture(
+                    EntryHeader {
+                        kind: TYPE_KERNEL_STACK,
+                        ..header
+                    },
+                    regs,
+                )
+            });
+        // SAFETY: `live` always points at a buffer the instance holds a
+        // reference on, released only a grace period after it is replaced;
+        // preemption is off (`cx`), so this is within one such period.
+        let buffer = unsafe { &*self.live.load(Acquire) };
+        let clock = || self.now();
+        let mut written = buffer.write_on(cpu, cx.preempt_off, &record, &clock);
+        if let Some(stack) = &stack {
+            written |= buffer.write_on(cpu, cx.preempt_off, stack.as_bytes(), &clock);
+        }
         if written {
             self.readers.wake_all();
         }
@@ -643,6 +672,7 @@ impl Instance {
     }
 
     /// Whether `tracing_cpumask` has `cpu`.
+    #[inline]
     fn traces_cpu(&self, cpu: usize) -> bool {
         self.traced_cpus
             .get(cpu / 64)
@@ -665,11 +695,22 @@ impl Instance {
 
     /// Explains in `error_log` why a write of `command` to `file` failed.
     pub(crate) fn log_error(&self, file: &'static str, error: InputError, command: &[u8]) {
+        self.log_error_at(file, error, command, 0);
+    }
+
+    /// As [`Instance::log_error`], the caret at byte `at` of `command`.
+    pub(crate) fn log_error_at(
+        &self,
+        file: &'static str,
+        error: InputError,
+        command: &[u8],
+        at: usize,
+    ) {
         let now = local_clock_ns();
         self.control
             .lock()
             .errors
-            .record(now, file, error.message(), command, 0);
+            .record(now, file, error.message(), command, at);
     }
 
     /// Empties `error_log`.
@@ -734,14 +775,16 @@ pub(crate) fn nr_cpu_ids() -> usize {
 
 /// The `trace_entry` flags and preemption depth of the current context.
 pub(crate) fn current_context() -> (u8, u8) {
-    // SAFETY: plain reads of the current CPU's and task's state.
-    let (count, irqs_off, resched) = unsafe {
-        (
-            bindings::rft_preempt_count(),
-            bindings::rft_irqs_disabled(),
-            bindings::rft_need_resched(),
-        )
-    };
+    context_of(crate::cpu_local::preempt_count())
+}
+
+/// The `trace_entry` flags and preemption depth of the current context,
+/// whose `preempt_count()` is `count`.
+#[inline]
+fn context_of(count: u32) -> (u8, u8) {
+    let irqs_off = crate::cpu_local::irqs_disabled();
+    // SAFETY: plain read of the current task's flags.
+    let resched = unsafe { bindings::rft_need_resched() };
     let mut flags = 0;
     if irqs_off {
         flags |= output::FLAG_IRQS_OFF;

@@ -28,6 +28,8 @@ type RecIterNextFn = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
 type RecIterRecordFn = unsafe extern "C" fn(*mut c_void) -> *mut bindings::dyn_ftrace;
 type ModuleAddressFn = unsafe extern "C" fn(usize) -> *mut bindings::module;
 type LookupIpFn = unsafe extern "C" fn(*mut FtraceHash, usize) -> *mut c_void;
+type StackTraceSaveRegsFn =
+    unsafe extern "C" fn(*mut bindings::pt_regs, *mut usize, u32, u32) -> u32;
 
 /// The start of `struct ftrace_hash` (kernel/trace/trace.h, private to
 /// kernel/trace; unchanged from 5.x to 7.2): the fields read here.
@@ -60,6 +62,7 @@ struct KernelSymbols {
     ftrace_list_end: *mut bindings::ftrace_ops,
     ftrace_lookup_ip: LookupIpFn,
     module_address: ModuleAddressFn,
+    stack_trace_save_regs: StackTraceSaveRegsFn,
 }
 
 // SAFETY: the symbols are addresses of kernel objects that live as long as
@@ -124,7 +127,10 @@ pub(crate) fn resolve() -> Result {
         // runs at module load.
         let address = unsafe { lookup(name.as_char_ptr()) };
         if address == 0 {
-            pr_err!("rftrace: kernel symbol {} not found; this kernel is not supported\n", name);
+            pr_err!(
+                "rftrace: kernel symbol {} not found; this kernel is not supported\n",
+                name
+            );
             missing = true;
         }
         address
@@ -141,11 +147,12 @@ pub(crate) fn resolve() -> Result {
         find(c_str!("ftrace_list_end")),
         find(c_str!("ftrace_lookup_ip")),
         find(c_str!("__module_address")),
+        find(c_str!("stack_trace_save_regs")),
     ];
     if missing {
         return Err(ENOENT);
     }
-    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module] =
+    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack] =
         addresses;
     // SAFETY: each address is the kernel's symbol of that name, whose C
     // declaration has the Rust type it is converted to (the invariant of
@@ -163,10 +170,34 @@ pub(crate) fn resolve() -> Result {
             ftrace_list_end: end as *mut bindings::ftrace_ops,
             ftrace_lookup_ip: core::mem::transmute::<usize, LookupIpFn>(lookup_ip),
             module_address: core::mem::transmute::<usize, ModuleAddressFn>(module),
+            stack_trace_save_regs: core::mem::transmute::<usize, StackTraceSaveRegsFn>(stack),
         }
     };
     SYMBOLS.populate(resolved);
     Ok(())
+}
+
+/// Saves into `store` the stack at `regs`: its instruction pointer, then
+/// the return addresses the kernel's unwinder finds from its stack pointer
+/// on. Returns how many entries it saved (none before [`resolve`]). Any
+/// context may call it.
+pub(crate) fn stack_trace_from(regs: &bindings::pt_regs, store: &mut [usize]) -> usize {
+    let Ok(symbols) = symbols() else {
+        return 0;
+    };
+    let size = u32::try_from(store.len()).unwrap_or(u32::MAX);
+    // SAFETY: `store` has room for `size` entries; the walk only reads
+    // `regs` (the kernel's pointer is not const), and may run in any
+    // context, as the kernel's kprobe and perf paths call it.
+    let saved = unsafe {
+        (symbols.stack_trace_save_regs)(
+            core::ptr::from_ref(regs).cast_mut(),
+            store.as_mut_ptr(),
+            size,
+            0,
+        )
+    };
+    (saved as usize).min(store.len())
 }
 
 /// The module whose memory holds `address`, or null: a pointer to compare,
@@ -241,8 +272,14 @@ impl FtraceLocked {
         let mut ops = unsafe { *self.symbols.ftrace_ops_list };
         while !ops.is_null() && ops != self.symbols.ftrace_list_end {
             // SAFETY: `ops` is a listed, live `ftrace_ops`.
-            let (flags, hashes, trampoline, next) =
-                unsafe { ((*ops).flags, (*ops).func_hash, (*ops).trampoline, (*ops).next) };
+            let (flags, hashes, trampoline, next) = unsafe {
+                (
+                    (*ops).flags,
+                    (*ops).func_hash,
+                    (*ops).trampoline,
+                    (*ops).next,
+                )
+            };
             let enabled = flags & bindings::RFT_FTRACE_OPS_FL_ENABLED != 0;
             // SAFETY: a registered ops has its hashes, read under
             // `ftrace_lock`.
@@ -270,8 +307,8 @@ impl FtraceLocked {
         // SAFETY: the hashes of a registered ops are live; the lookup
         // function treats an empty or null hash as holding nothing.
         unsafe {
-            let in_filter = hash_is_empty(filter)
-                || !(self.symbols.ftrace_lookup_ip)(filter, ip).is_null();
+            let in_filter =
+                hash_is_empty(filter) || !(self.symbols.ftrace_lookup_ip)(filter, ip).is_null();
             in_filter && (self.symbols.ftrace_lookup_ip)(notrace, ip).is_null()
         }
     }
@@ -342,18 +379,18 @@ impl FtraceRecord<'_> {
     /// The call site.
     pub(crate) fn ip(&self) -> usize {
         // SAFETY: the record is live while the lock is held.
-        unsafe { (*self.rec).ip as usize }
+        unsafe { (*self.rec).ip }
     }
 
     fn flags(&self) -> usize {
         // SAFETY: the record is live while the lock is held.
-        unsafe { (*self.rec).flags as usize }
+        unsafe { (*self.rec).flags }
     }
 
     fn set_flags(&mut self, flags: usize) {
         // SAFETY: the record is live and its flags are changed only under
         // `ftrace_lock`, held.
-        unsafe { (*self.rec).flags = flags as _ };
+        unsafe { (*self.rec).flags = flags };
     }
 
     /// Whether rftrace could take the site: no user of the kernel's and not
@@ -478,7 +515,10 @@ pub(crate) fn kick_kernel_ftrace(ips: &mut [usize]) -> Result {
     }
     // SAFETY: zeroed is a valid unregistered `ftrace_ops`; it is boxed so
     // that it stays put while registered.
-    let mut ops = KBox::new(unsafe { core::mem::zeroed::<bindings::ftrace_ops>() }, GFP_KERNEL)?;
+    let mut ops = KBox::new(
+        unsafe { core::mem::zeroed::<bindings::ftrace_ops>() },
+        GFP_KERNEL,
+    )?;
     ops.func = Some(kick_callback);
     let ops_ptr: *mut bindings::ftrace_ops = &mut *ops;
     // SAFETY: `ops` is a valid unregistered ops; `ips` are ftrace sites.
@@ -504,6 +544,10 @@ pub(crate) fn kick_kernel_ftrace(ips: &mut [usize]) -> Result {
 }
 
 /// The callback of [`kick_kernel_ftrace`]'s ops: records nothing.
+///
+/// # Safety
+///
+/// Called by the kernel's ftrace as an ops callback; it reads no argument.
 unsafe extern "C" fn kick_callback(
     _ip: usize,
     _parent_ip: usize,

@@ -13,12 +13,8 @@ use crate::bindings;
 use crate::portable::pid_words::PID_MAX_LIMIT;
 use core::ffi::c_void;
 use core::fmt::{self, Write};
-use kernel::{
-    c_str,
-    prelude::*,
-    str::CStr,
-    sync::atomic::{Atomic, Relaxed},
-};
+use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use kernel::{c_str, prelude::*, str::CStr};
 
 /// Pids per chunk.
 const CHUNK_PIDS: usize = 32768;
@@ -27,7 +23,7 @@ const CHUNKS: usize = (PID_MAX_LIMIT as usize).div_ceil(CHUNK_PIDS) + 1;
 
 /// One chunk of the bitmap.
 struct Chunk {
-    words: [Atomic<u64>; CHUNK_PIDS / 64],
+    words: [AtomicU64; CHUNK_PIDS / 64],
 }
 
 /// A set of pids.
@@ -38,8 +34,8 @@ struct Chunk {
 /// freed only by its drop. `count` is the number of pids in the set (exact
 /// when no change races).
 pub(crate) struct PidSet {
-    chunks: [Atomic<*mut Chunk>; CHUNKS],
-    count: Atomic<usize>,
+    chunks: [AtomicPtr<Chunk>; CHUNKS],
+    count: AtomicUsize,
 }
 
 // SAFETY: the chunks are only reached through atomics.
@@ -51,12 +47,13 @@ impl PidSet {
     /// The empty set.
     pub(crate) fn new() -> Self {
         PidSet {
-            chunks: core::array::from_fn(|_| Atomic::new(core::ptr::null_mut())),
-            count: Atomic::new(0),
+            chunks: core::array::from_fn(|_| AtomicPtr::new(core::ptr::null_mut())),
+            count: AtomicUsize::new(0),
         }
     }
 
     /// Whether the set has no pid: the filter is off.
+    #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.count.load(Relaxed) == 0
     }
@@ -76,6 +73,7 @@ impl PidSet {
     }
 
     /// Whether `pid` is in the set. Any context.
+    #[inline]
     pub(crate) fn contains(&self, pid: u32) -> bool {
         let (chunk, word, mask) = Self::place(pid);
         self.chunk(chunk)
@@ -90,12 +88,15 @@ impl PidSet {
         if slot.load(Relaxed).is_null() {
             let new = KBox::new(
                 Chunk {
-                    words: core::array::from_fn(|_| Atomic::new(0)),
+                    words: core::array::from_fn(|_| AtomicU64::new(0)),
                 },
                 flags,
             )?;
             let new = KBox::into_raw(new);
-            if slot.cmpxchg(core::ptr::null_mut(), new, Relaxed).is_err() {
+            if slot
+                .compare_exchange(core::ptr::null_mut(), new, Relaxed, Relaxed)
+                .is_err()
+            {
                 // SAFETY: made just above and not published.
                 drop(unsafe { KBox::from_raw(new) });
             }
@@ -103,7 +104,7 @@ impl PidSet {
         let chunk = self.chunk(index).ok_or(ENOMEM)?;
         let word = chunk.words.get(word).ok_or(EINVAL)?;
         if update_bits(word, |bits| bits | mask) & mask == 0 {
-            self.count.add(1, Relaxed);
+            self.count.fetch_add(1, Relaxed);
         }
         Ok(())
     }
@@ -115,7 +116,7 @@ impl PidSet {
             return;
         };
         if update_bits(word, |bits| bits & !mask) & mask != 0 {
-            self.count.add(usize::MAX, Relaxed);
+            self.count.fetch_add(usize::MAX, Relaxed);
         }
     }
 
@@ -124,9 +125,9 @@ impl PidSet {
         for index in 0..CHUNKS {
             if let Some(chunk) = self.chunk(index) {
                 for word in chunk.words.iter() {
-                    let bits = word.xchg(0, Relaxed);
+                    let bits = word.swap(0, Relaxed);
                     let removed = bits.count_ones() as usize;
-                    self.count.add(removed.wrapping_neg(), Relaxed);
+                    self.count.fetch_add(removed.wrapping_neg(), Relaxed);
                 }
             }
         }
@@ -161,10 +162,10 @@ impl PidSet {
 
 /// Replaces the bits of `word` by `change(bits)` atomically; returns the
 /// bits before.
-fn update_bits(word: &Atomic<u64>, change: impl Fn(u64) -> u64) -> u64 {
+fn update_bits(word: &AtomicU64, change: impl Fn(u64) -> u64) -> u64 {
     let mut old = word.load(Relaxed);
     loop {
-        match word.cmpxchg(old, change(old), Relaxed) {
+        match word.compare_exchange(old, change(old), Relaxed, Relaxed) {
             Ok(_) => return old,
             Err(now) => old = now,
         }
@@ -202,6 +203,7 @@ impl PidFilters {
     }
 
     /// Whether the task `pid` is traced. Any context.
+    #[inline]
     pub(crate) fn allows(&self, pid: u32) -> bool {
         (self.trace.is_empty() || self.trace.contains(pid)) && !self.notrace.contains(pid)
     }
@@ -265,19 +267,31 @@ impl ForkFollower {
         // pointer first; `data` outlives the registration (the caller's
         // guarantee).
         let ret = unsafe {
-            bindings::tracepoint_probe_register(fork, fork_probe as *mut c_void, data.cast_mut().cast())
+            bindings::tracepoint_probe_register(
+                fork,
+                fork_probe as *mut c_void,
+                data.cast_mut().cast(),
+            )
         };
         if ret != 0 {
             return Err(Error::from_errno(ret));
         }
         // SAFETY: as above.
         let ret = unsafe {
-            bindings::tracepoint_probe_register(free, free_probe as *mut c_void, data.cast_mut().cast())
+            bindings::tracepoint_probe_register(
+                free,
+                free_probe as *mut c_void,
+                data.cast_mut().cast(),
+            )
         };
         if ret != 0 {
             // SAFETY: registered just above with the same arguments.
             unsafe {
-                bindings::tracepoint_probe_unregister(fork, fork_probe as *mut c_void, data.cast_mut().cast());
+                bindings::tracepoint_probe_unregister(
+                    fork,
+                    fork_probe as *mut c_void,
+                    data.cast_mut().cast(),
+                );
                 bindings::rft_tracepoint_synchronize_unregister();
             }
             return Err(Error::from_errno(ret));
@@ -339,6 +353,9 @@ fn find_tracepoint(name: &CStr) -> Option<*mut bindings::tracepoint> {
         name: &'a CStr,
         found: *mut bindings::tracepoint,
     }
+    /// # Safety
+    ///
+    /// `tp` is a live tracepoint, `private` the `Search` of this call.
     unsafe extern "C" fn visit(tp: *mut bindings::tracepoint, private: *mut c_void) {
         // SAFETY: `private` is the `Search` below; `tp` is a live
         // tracepoint with a NUL-terminated name.
@@ -357,6 +374,8 @@ fn find_tracepoint(name: &CStr) -> Option<*mut bindings::tracepoint> {
         found: core::ptr::null_mut(),
     };
     // SAFETY: `visit` only touches `search`, alive for the call.
-    unsafe { bindings::for_each_kernel_tracepoint(Some(visit), (&mut search as *mut Search<'_>).cast()) };
+    unsafe {
+        bindings::for_each_kernel_tracepoint(Some(visit), core::ptr::from_mut(&mut search).cast())
+    };
     (!search.found.is_null()).then_some(search.found)
 }

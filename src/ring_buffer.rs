@@ -12,13 +12,8 @@ mod pages;
 use crate::bindings;
 use crate::portable::ring_buffer::format::PAGE_DATA_SIZE;
 use crate::portable::ring_buffer::ring::{CpuRing, Stats};
-use kernel::{
-    prelude::*,
-    sync::{
-        atomic::{Atomic, Relaxed},
-        Arc,
-    },
-};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use kernel::{prelude::*, sync::Arc};
 use pages::KernelPages;
 
 /// Default size of each CPU's buffer in bytes, as ftrace's (1408 KiB).
@@ -42,11 +37,11 @@ pub(crate) struct TraceBuffer {
     /// Pages of each ring.
     pages: KVec<usize>,
     /// Writers record nothing while this is non-zero.
-    disabled: Atomic<u32>,
+    disabled: AtomicU32,
     /// When the buffer was made or last emptied as a whole, on the trace
     /// clock: where `latency-format` times count from (ftrace's
     /// `time_start`).
-    time_start: Atomic<u64>,
+    time_start: AtomicU64,
 }
 
 impl TraceBuffer {
@@ -71,8 +66,8 @@ impl TraceBuffer {
         Ok(TraceBuffer {
             cpus,
             pages: sizes,
-            disabled: Atomic::new(0),
-            time_start: Atomic::new(0),
+            disabled: AtomicU32::new(0),
+            time_start: AtomicU64::new(0),
         })
     }
 
@@ -110,8 +105,8 @@ impl TraceBuffer {
         Ok(TraceBuffer {
             cpus,
             pages: self.pages_vec()?,
-            disabled: Atomic::new(0),
-            time_start: Atomic::new(self.time_start()),
+            disabled: AtomicU32::new(0),
+            time_start: AtomicU64::new(self.time_start()),
         })
     }
 
@@ -161,6 +156,21 @@ impl TraceBuffer {
     /// false if the event was not recorded.
     pub(crate) fn write(
         &self,
+        preempt_off: &NoPreempt,
+        payload: &[u8],
+        clock: &impl Fn() -> u64,
+    ) -> bool {
+        // Preemption is off: the CPU id is stable.
+        let cpu = crate::cpu_local::processor_id();
+        self.write_on(cpu, preempt_off, payload, clock)
+    }
+
+    /// As [`Self::write`], for a caller that knows its CPU: `cpu` is the
+    /// CPU this runs on.
+    #[inline]
+    pub(crate) fn write_on(
+        &self,
+        cpu: usize,
         _preempt_off: &NoPreempt,
         payload: &[u8],
         clock: &impl Fn() -> u64,
@@ -168,8 +178,6 @@ impl TraceBuffer {
         if self.disabled.load(Relaxed) != 0 {
             return false;
         }
-        // SAFETY: preemption is off, so the CPU id is stable.
-        let cpu = unsafe { bindings::rft_smp_processor_id() } as usize;
         let Some(ring) = self.cpus.get(cpu) else {
             return false;
         };
@@ -216,7 +224,7 @@ impl NoPreempt {
     /// Turns preemption off.
     pub(crate) fn new() -> Self {
         // SAFETY: paired with the enable in `drop`.
-        unsafe { bindings::rft_preempt_disable_notrace() };
+        unsafe { crate::cpu_local::preempt_disable_notrace() };
         NoPreempt
     }
 }
@@ -224,6 +232,6 @@ impl NoPreempt {
 impl Drop for NoPreempt {
     fn drop(&mut self) {
         // SAFETY: paired with the disable in `new`.
-        unsafe { bindings::rft_preempt_enable_notrace() };
+        unsafe { crate::cpu_local::preempt_enable_notrace() };
     }
 }

@@ -11,9 +11,12 @@
 //! the CPU is in the interrupt.
 
 use super::engine::{current_table, Engine};
+use super::handlers::CallContext;
 use super::ENGINE;
 use crate::bindings;
-use kernel::sync::atomic::{Acquire, Relaxed};
+use crate::cpu_local;
+use crate::ring_buffer::NoPreempt;
+use core::sync::atomic::Ordering::{Acquire, Relaxed};
 
 /// The bit of the transition between two contexts.
 const TRANSITION_BIT: u32 = 1 << 4;
@@ -26,7 +29,7 @@ const TRANSITION_BIT: u32 = 1 << 4;
 /// Called only by `rftrace_fentry_trampoline`, with `regs` pointing at the
 /// `pt_regs` it built on its stack.
 #[no_mangle]
-pub unsafe extern "C" fn rftrace_fentry_dispatch(
+pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
     ip: usize,
     parent_ip: usize,
     regs: *mut bindings::pt_regs,
@@ -39,7 +42,7 @@ pub unsafe extern "C" fn rftrace_fentry_dispatch(
     // only after every site is unpatched and no task can be running here
     // (an RCU-tasks grace period at unload).
     let engine = unsafe { &*engine };
-    let Some(_guard) = RecursionGuard::enter(engine) else {
+    let Some(guard) = RecursionGuard::enter(engine) else {
         return;
     };
     // SAFETY: tables are freed an RCU grace period after being replaced,
@@ -55,9 +58,14 @@ pub unsafe extern "C" fn rftrace_fentry_dispatch(
     // SAFETY: a handler set lives an RCU grace period after the last site
     // stopped pointing at it; preemption is off.
     let set = unsafe { &*set };
+    let cx = CallContext {
+        cpu: guard.cpu,
+        preempt_count: guard.preempt_count,
+        preempt_off: &guard.preempt_off,
+    };
     for client in set.clients.iter() {
         // SAFETY: `regs` is the trampoline's frame, alive for this call.
-        client.call(ip, parent_ip, unsafe { &mut *regs });
+        client.call(ip, parent_ip, unsafe { &mut *regs }, &cx);
     }
 }
 
@@ -65,43 +73,40 @@ pub unsafe extern "C" fn rftrace_fentry_dispatch(
 struct RecursionGuard<'a> {
     engine: &'a Engine,
     cpu: usize,
+    preempt_count: u32,
     bit: u32,
+    /// Dropped after the bit is given back.
+    preempt_off: NoPreempt,
 }
 
 impl<'a> RecursionGuard<'a> {
     /// Disables preemption and takes the current context's bit, or returns
     /// `None` (counting a miss) if this context is already dispatching.
     fn enter(engine: &'a Engine) -> Option<Self> {
-        // SAFETY: always allowed; undone in `Drop` or below.
-        unsafe { bindings::rft_preempt_disable_notrace() };
-        // SAFETY: preemption is off, so the CPU and count are stable.
-        let (cpu, count) = unsafe {
-            (
-                bindings::rft_smp_processor_id() as usize,
-                bindings::rft_preempt_count(),
-            )
-        };
-        let Some(bits) = engine.recursion.get(cpu) else {
-            // SAFETY: disabled above.
-            unsafe { bindings::rft_preempt_enable_notrace() };
-            return None;
-        };
+        let preempt_off = NoPreempt::new();
+        // Preemption is off: the CPU and the count are stable.
+        let (cpu, count) = (cpu_local::processor_id(), cpu_local::preempt_count());
+        let bits = engine.recursion.get(cpu)?;
         let mut bit = context_bit(count);
         let held = bits.load(Relaxed);
         if held & bit != 0 {
             // Possibly a new context the count does not show yet.
             bit = TRANSITION_BIT;
             if held & bit != 0 {
-                engine.recursion_misses.add(1, Relaxed);
-                // SAFETY: disabled above.
-                unsafe { bindings::rft_preempt_enable_notrace() };
+                engine.recursion_misses.fetch_add(1, Relaxed);
                 return None;
             }
         }
         // Only this CPU changes its bits, and an interrupt that does so
         // restores them before returning: a plain store is enough.
         bits.store(held | bit, Relaxed);
-        Some(RecursionGuard { engine, cpu, bit })
+        Some(RecursionGuard {
+            engine,
+            cpu,
+            preempt_count: count,
+            bit,
+            preempt_off,
+        })
     }
 }
 
@@ -110,12 +115,12 @@ impl Drop for RecursionGuard<'_> {
         if let Some(bits) = self.engine.recursion.get(self.cpu) {
             bits.store(bits.load(Relaxed) & !self.bit, Relaxed);
         }
-        // SAFETY: disabled by `enter`.
-        unsafe { bindings::rft_preempt_enable_notrace() };
+        // `preempt_off` is dropped next: preemption comes back on.
     }
 }
 
 /// The recursion bit of the context `preempt_count` describes.
+#[inline]
 fn context_bit(count: u32) -> u32 {
     let level = if count & bindings::RFT_NMI_MASK != 0 {
         3

@@ -20,13 +20,14 @@ use super::handlers::{FentryClient, HandlerSet, SiteSelector};
 use super::sites::{Segment, Site, SiteTable};
 use crate::bindings;
 use crate::ksyms::{self, Busy, FtraceLocked};
+use core::sync::atomic::{
+    AtomicPtr, AtomicU32, AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use kernel::{
     new_mutex,
     prelude::*,
-    sync::{
-        atomic::{Acquire, Atomic, Relaxed, Release},
-        Arc, Mutex,
-    },
+    sync::{Arc, Mutex},
 };
 
 /// The bytes at an idle site: the 5-byte NOP the kernel's ftrace writes.
@@ -66,7 +67,6 @@ pub(crate) struct State {
 
 /// A change planned for one site.
 struct Change<'a> {
-    segment: &'a Segment,
     site: &'a Site,
     mask: u64,
 }
@@ -85,8 +85,8 @@ pub(crate) struct UpdateReport {
 /// Why an update was refused.
 pub(crate) enum UpdateError {
     /// A named site is in use by the kernel's ftrace (a tracer, a kprobe,
-    /// BPF): its function name.
-    Busy(KVec<u8>),
+    /// BPF).
+    Busy,
     /// Anything else.
     Other(Error),
 }
@@ -111,13 +111,13 @@ impl From<kernel::alloc::AllocError> for UpdateError {
 /// is kept alive until an RCU grace period after `table` moved on.
 #[pin_data]
 pub(crate) struct Engine {
-    pub(crate) table: Atomic<*const SiteTable>,
+    pub(crate) table: AtomicPtr<SiteTable>,
     #[pin]
     pub(crate) state: Mutex<State>,
     /// Per-CPU recursion bits of the dispatcher (one per context).
-    pub(crate) recursion: KVec<Atomic<u32>>,
+    pub(crate) recursion: KVec<AtomicU32>,
     /// Calls dropped because they recursed.
-    pub(crate) recursion_misses: Atomic<u64>,
+    pub(crate) recursion_misses: AtomicU64,
 }
 
 // SAFETY: the raw table pointer is only read under RCU and written under
@@ -132,18 +132,18 @@ impl Engine {
         let initial = Arc::new(table, GFP_KERNEL)?;
         let mut recursion = KVec::with_capacity(nr_cpus, GFP_KERNEL)?;
         for _ in 0..nr_cpus {
-            recursion.push(Atomic::new(0), GFP_KERNEL)?;
+            recursion.push(AtomicU32::new(0), GFP_KERNEL)?;
         }
         let raw: *const SiteTable = &*initial;
         Ok(try_pin_init!(Engine {
-            table: Atomic::new(raw),
+            table: AtomicPtr::new(raw.cast_mut()),
             state <- new_mutex!(State {
                 table: initial,
                 slots: [const { None }; SLOTS],
                 sets: KVec::new(),
             }),
             recursion,
-            recursion_misses: Atomic::new(0),
+            recursion_misses: AtomicU64::new(0),
         }? Error))
     }
 
@@ -244,7 +244,7 @@ impl Engine {
                     .is_some_and(|s| s.selects(&segment.info(site)));
                 let new = if wanted { old | bit } else { old & !bit };
                 if new != old {
-                    plan.push(Change { segment, site, mask: new }, GFP_KERNEL)?;
+                    plan.push(Change { site, mask: new }, GFP_KERNEL)?;
                 }
                 maybe_resched(i);
             }
@@ -270,10 +270,8 @@ impl Engine {
             let taken = |c: &Change<'_>| c.mask != 0 && !c.site.patched.load(Relaxed);
             let busy = |c: &Change<'_>| taken(c) && claimable(&lock, c.site).is_err();
             if explicit {
-                if let Some(change) = plan.iter().find(|c| busy(c)) {
-                    let mut name = KVec::new();
-                    name.extend_from_slice(change.segment.name_of(change.site), GFP_KERNEL)?;
-                    return Err(UpdateError::Busy(name));
+                if plan.iter().any(busy) {
+                    return Err(UpdateError::Busy);
                 }
             } else {
                 let before = plan.len();
@@ -314,7 +312,10 @@ impl Engine {
                             // this engine; the NOP is as long.
                             unsafe { patcher.queue(site.ip, &NOP5) };
                         } else {
-                            pr_err!("rftrace: site {:#x} was changed behind rftrace's back\n", site.ip);
+                            pr_err!(
+                                "rftrace: site {:#x} was changed behind rftrace's back\n",
+                                site.ip
+                            );
                         }
                     }
                 }
@@ -340,7 +341,11 @@ impl Engine {
             }
         }
         if let Err(e) = ksyms::kick_kernel_ftrace(&mut kick) {
-            pr_warn!("rftrace: could not hand {} sites back to ftrace: {:?}\n", kick.len(), e);
+            pr_warn!(
+                "rftrace: could not hand {} sites back to ftrace: {:?}\n",
+                kick.len(),
+                e
+            );
         }
         self.collect_sets(state);
         Ok(report)
@@ -401,7 +406,7 @@ impl Engine {
         let table = Arc::new(table, GFP_KERNEL)?;
         let raw: *const SiteTable = &*table;
         let old = core::mem::replace(&mut state.table, table);
-        self.table.store(raw, Release);
+        self.table.store(raw.cast_mut(), Release);
         wait_for_dispatchers();
         drop(old);
         Ok(())
@@ -418,7 +423,7 @@ impl Engine {
         let mut plan = KVec::new();
         for site in segment.sites.iter() {
             if site.mask.load(Relaxed) != 0
-                && plan.push(Change { segment, site, mask: 0 }, GFP_KERNEL).is_err()
+                && plan.push(Change { site, mask: 0 }, GFP_KERNEL).is_err()
             {
                 break;
             }

@@ -5,6 +5,7 @@
 
 use super::sites::SiteInfo;
 use crate::bindings;
+use crate::ring_buffer::NoPreempt;
 use kernel::{prelude::*, sync::Arc};
 
 /// A user of the engine: a tracer running in an instance.
@@ -12,8 +13,20 @@ pub(crate) trait FentryClient: Send + Sync {
     /// Called on every hit of a site the client selected: with preemption
     /// off, RCU-protected, never recursively in one context of one CPU.
     /// `ip` is the call site, `parent_ip` the traced function's return
-    /// address, `regs` the registers at the site.
-    fn call(&self, ip: usize, parent_ip: usize, regs: &mut bindings::pt_regs);
+    /// address, `regs` the registers at the site, `cx` what the dispatcher
+    /// already knows of the context.
+    fn call(&self, ip: usize, parent_ip: usize, regs: &mut bindings::pt_regs, cx: &CallContext<'_>);
+}
+
+/// The context of one dispatch, read once by the dispatcher for all its
+/// clients.
+pub(crate) struct CallContext<'a> {
+    /// The CPU the call runs on.
+    pub(crate) cpu: usize,
+    /// `preempt_count()`, counting the dispatcher's own disabling.
+    pub(crate) preempt_count: u32,
+    /// Preemption is off while the clients run.
+    pub(crate) preempt_off: &'a NoPreempt,
 }
 
 /// Which sites a client wants: an immutable snapshot of its filters.

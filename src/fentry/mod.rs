@@ -21,18 +21,19 @@ mod scan;
 mod sites;
 
 pub(crate) use engine::{Engine, UpdateError, UpdateReport};
-pub(crate) use handlers::{FentryClient, SiteSelector};
+pub(crate) use handlers::{CallContext, FentryClient, SiteSelector};
 pub(crate) use sites::{Segment, Site, SiteInfo, SiteTable};
 
 use crate::bindings;
 use crate::ksyms;
-use kernel::{
-    prelude::*,
-    sync::atomic::{Acquire, Atomic, Release},
+use core::sync::atomic::{
+    AtomicPtr,
+    Ordering::{Acquire, Release},
 };
+use kernel::prelude::*;
 
 /// The engine, between [`start`] and [`stop`]; null otherwise.
-static ENGINE: Atomic<*mut Engine> = Atomic::new(core::ptr::null_mut());
+static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(core::ptr::null_mut());
 
 /// The engine, if started.
 pub(crate) fn engine() -> Option<&'static Engine> {

@@ -101,10 +101,13 @@ fn module_coming(engine: &Engine, module: *mut bindings::module) {
     for slot in slots {
         if let Err(e) = engine.apply(&mut state, slot, Some(&segment)) {
             let errno = match e {
-                super::UpdateError::Busy(_) => EBUSY,
+                super::UpdateError::Busy => EBUSY,
                 super::UpdateError::Other(e) => e,
             };
-            pr_warn!("rftrace: cannot trace a new module's functions: {:?}\n", errno);
+            pr_warn!(
+                "rftrace: cannot trace a new module's functions: {:?}\n",
+                errno
+            );
         }
     }
 }

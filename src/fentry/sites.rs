@@ -11,16 +11,11 @@
 
 use super::handlers::HandlerSet;
 use crate::bindings;
-use kernel::{
-    prelude::*,
-    sync::{
-        atomic::{Atomic, Relaxed},
-        Arc,
-    },
-};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering::Relaxed};
+use kernel::{prelude::*, sync::Arc};
 
 /// The serial number of the next segment.
-static NEXT_SERIAL: Atomic<u64> = Atomic::new(1);
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 
 /// The longest module name kept (`MODULE_NAME_LEN` is 56).
 pub(crate) const MODULE_NAME_MAX: usize = 64;
@@ -40,11 +35,11 @@ pub(crate) struct Site {
     name_len: u16,
     pub(crate) rec: *mut bindings::dyn_ftrace,
     /// One bit per engine registration that selects the site.
-    pub(crate) mask: Atomic<u64>,
+    pub(crate) mask: AtomicU64,
     /// Whether the site currently calls the trampoline.
-    pub(crate) patched: Atomic<bool>,
+    pub(crate) patched: AtomicBool,
     /// What the dispatcher calls for this site.
-    pub(crate) handlers: Atomic<*mut HandlerSet>,
+    pub(crate) handlers: AtomicPtr<HandlerSet>,
 }
 
 /// The sites of vmlinux or of one module, sorted by address.
@@ -101,12 +96,20 @@ impl Segment {
 
     /// The module's name, `None` for vmlinux.
     pub(crate) fn module_name(&self) -> Option<&[u8]> {
-        self.module.map(|_| &self.module_name[..self.module_name_len])
+        self.module
+            .map(|_| &self.module_name[..self.module_name_len])
     }
 
     /// Adds a site (in increasing address order) named `name`.
-    pub(crate) fn push(&mut self, ip: usize, name: &[u8], rec: *mut bindings::dyn_ftrace) -> Result {
-        let name = name.get(..name.len().min(u16::MAX as usize)).unwrap_or(name);
+    pub(crate) fn push(
+        &mut self,
+        ip: usize,
+        name: &[u8],
+        rec: *mut bindings::dyn_ftrace,
+    ) -> Result {
+        let name = name
+            .get(..name.len().min(u16::MAX as usize))
+            .unwrap_or(name);
         let name_start = u32::try_from(self.names.len()).map_err(|_| ENOMEM)?;
         self.names.extend_from_slice(name, GFP_KERNEL)?;
         self.sites.push(
@@ -115,9 +118,9 @@ impl Segment {
                 name_start,
                 name_len: name.len() as u16,
                 rec,
-                mask: Atomic::new(0),
-                patched: Atomic::new(false),
-                handlers: Atomic::new(core::ptr::null_mut()),
+                mask: AtomicU64::new(0),
+                patched: AtomicBool::new(false),
+                handlers: AtomicPtr::new(core::ptr::null_mut()),
             },
             GFP_KERNEL,
         )?;
@@ -148,11 +151,6 @@ impl Segment {
     pub(crate) fn find(&self, ip: usize) -> Option<&Site> {
         let index = self.sites.binary_search_by(|s| s.ip.cmp(&ip)).ok()?;
         self.sites.get(index)
-    }
-
-    /// Whether any site is patched.
-    pub(crate) fn any_patched(&self) -> bool {
-        self.sites.iter().any(|s| s.patched.load(Relaxed))
     }
 }
 

@@ -80,12 +80,14 @@ impl<'a> Pattern<'a> {
     }
 
     /// How this pattern compares names.
+    #[cfg(test)]
     pub(crate) fn kind(&self) -> PatternKind {
         self.kind
     }
 
     /// The bytes names are compared with: for `*abc*` that is `abc`, for a
     /// glob the whole pattern.
+    #[cfg(test)]
     pub(crate) fn text(&self) -> &'a [u8] {
         self.text
     }
@@ -99,6 +101,7 @@ impl<'a> Pattern<'a> {
 
     /// Whether every name matches (`*`, `**`, `***`, ...). The empty pattern
     /// does not: it is the exact name `""`, which no function has.
+    #[cfg(test)]
     pub(crate) fn is_match_all(&self) -> bool {
         match self.kind {
             PatternKind::Exact => false,

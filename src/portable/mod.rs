@@ -19,6 +19,7 @@ pub(crate) mod pid_words;
 pub(crate) mod readme;
 pub(crate) mod records;
 pub(crate) mod ring_buffer;
+pub(crate) mod sort;
 pub(crate) mod trace_clock;
 pub(crate) mod trace_options;
 pub(crate) mod tracer_name;

@@ -40,6 +40,7 @@ pub(crate) struct EntryHeader {
 
 impl EntryHeader {
     /// Encodes the header as stored in a record.
+    #[inline]
     pub(crate) fn to_bytes(self) -> [u8; ENTRY_HEADER_SIZE] {
         let mut b = [0u8; ENTRY_HEADER_SIZE];
         b[..2].copy_from_slice(&self.kind.to_le_bytes());

@@ -10,9 +10,16 @@ use super::input::{self, InputError};
 /// The largest pid Linux allows on 64-bit (`PID_MAX_LIMIT`).
 pub(crate) const PID_MAX_LIMIT: u32 = 4 * 1024 * 1024;
 
+/// The longest word the kernel's pid files read (`PID_BUF_SIZE`): a
+/// longer one fails the write, even as a run of leading zeros.
+const MAX_WORD: usize = 127;
+
 /// The pids of one write, all or none: the first bad word fails the write.
 pub(crate) fn parse(text: &[u8]) -> impl Iterator<Item = Result<u32, InputError>> + '_ {
     input::words(text).map(|word| {
+        if word.len() > MAX_WORD {
+            return Err(InputError::TooLong);
+        }
         let pid = input::parse_c_number(word)?;
         u32::try_from(pid)
             .ok()
@@ -44,5 +51,9 @@ mod tests {
         assert_eq!(all(b"4194304"), Ok(vec![PID_MAX_LIMIT]));
         assert_eq!(all(b"99999999999999999999999"), Err(InputError::BadNumber));
         assert_eq!(all(b"0x"), Err(InputError::BadNumber));
+        let mut long = [b'0'; 128];
+        long[127] = b'7';
+        assert_eq!(all(&long), Err(InputError::TooLong));
+        assert_eq!(all(&long[1..]), Ok(vec![7]));
     }
 }

@@ -18,9 +18,23 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   tracing_on\t\t- 0 stops recording, 1 resumes it
   current_tracer\t- the tracer in use; write a name from available_tracers
   available_tracers\t- the tracers built into rftrace
-  trace_options\t\t- every general option, one per line, as <option> or no<option>
+  trace_options\t\t- every general option, then those of the current tracer,
+\t\t\t  one per line, as <option> or no<option>;
 \t\t\t  write <option> to set it, no<option> to clear it
   options/\t\t- one file per option, holding 0 or 1
+  available_filter_functions\t- the functions that can be traced,
+\t\t\t  as func or func [module]
+  available_filter_functions_addrs\t- the same, each after its call site's address
+  set_ftrace_filter\t- the functions the function tracer traces (all if empty);
+\t\t\t  writes take glob patterns (*, ?, [...]), !pattern to remove,
+\t\t\t  a line number of available_filter_functions,
+\t\t\t  pattern:mod:module (also before the module loads), :mod:module;
+\t\t\t  > replaces the list, >> adds to it, an empty write clears it
+  set_ftrace_notrace\t- functions never traced, written as set_ftrace_filter;
+\t\t\t  it wins over set_ftrace_filter
+  set_ftrace_pid\t- only these pids are traced (all if empty)
+  set_ftrace_notrace_pid\t- these pids are never traced
+\t\t\t  (options/function-fork: children of listed tasks join them)
   tracing_cpumask\t- hex mask of the CPUs that are traced (as %*pb prints it)
   error_log\t\t- why recent writes to these files were refused;
 \t\t\t  write to it (echo > error_log) to clear it
@@ -46,5 +60,11 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   trace_clock\t\t- the clock that times events, [current] in brackets;
 \t\t\t  write a name to switch (this empties the buffer)
   events/\t\t- header_page, header_event: the binary page and event format;
-\t\t\t  ftrace/print, ftrace/raw_data: format and id of the marker events
+\t\t\t  ftrace/print, ftrace/raw_data: format and id of the marker events;
+\t\t\t  ftrace/function, ftrace/kernel_stack: those of the function tracer
+
+ Tracers (echo NAME > current_tracer):
+    nop\t\t- traces nothing
+    function\t\t- every call of the functions set_ftrace_filter selects;
+\t\t\t  options/func_stack_trace adds the stack after each call
 ";

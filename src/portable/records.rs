@@ -418,6 +418,7 @@ fn word_at(record: &[u8], offset: usize) -> u64 {
 }
 
 /// Copies `bytes` into `out` at `offset`, or as much of them as fits.
+#[inline]
 fn put_bytes(out: &mut [u8], offset: usize, bytes: &[u8]) {
     if let Some(room) = out.get_mut(offset..) {
         for (to, from) in room.iter_mut().zip(bytes) {

@@ -144,7 +144,10 @@ mod tests {
         assert_eq!(parse_setting(b"noraw ", &[]), Ok((RAW, false)));
         assert_eq!(parse_setting(b"bogus", &[]), Err(InputError::UnknownValue));
         assert_eq!(parse_setting(b"no", &[]), Err(InputError::UnknownValue));
-        assert_eq!(parse_setting(b"raw hex", &[]), Err(InputError::UnknownValue));
+        assert_eq!(
+            parse_setting(b"raw hex", &[]),
+            Err(InputError::UnknownValue)
+        );
         assert_eq!(parse_setting(b"", &[]), Err(InputError::UnknownValue));
         assert_eq!(parse_setting(b"r\x00aw", &[]), Err(InputError::NotText));
     }

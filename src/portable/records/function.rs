@@ -26,6 +26,7 @@ pub(crate) const FUNCTION_RECORD_SIZE: usize = PARENT_IP + 8;
 
 /// Encodes a `function` record into `out` (of [`FUNCTION_RECORD_SIZE`]
 /// bytes; a shorter `out` gets what fits).
+#[inline]
 pub(crate) fn encode_function(out: &mut [u8], header: EntryHeader, ip: u64, parent_ip: u64) {
     put_bytes(out, 0, &header.to_bytes());
     put_bytes(out, IP, &ip.to_le_bytes());

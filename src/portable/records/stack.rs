@@ -10,7 +10,9 @@
 //! kernel's does, whatever a record holds.
 
 use super::super::output::{EntryHeader, ENTRY_HEADER_SIZE};
-use super::{put_bytes, word_at, write_ip_sym, EventFormat, EventFunctions, PrintContext};
+#[cfg(test)]
+use super::put_bytes;
+use super::{word_at, write_ip_sym, EventFormat, EventFunctions, PrintContext};
 use core::fmt;
 
 /// Type id of `kernel_stack` records (the kernel's `TRACE_STACK`).
@@ -32,12 +34,14 @@ const SIZE: usize = ENTRY_HEADER_SIZE;
 const CALLERS: usize = SIZE + 8;
 
 /// Size of a `kernel_stack` record of `callers` callers.
+#[cfg(test)]
 pub(crate) fn kernel_stack_record_size(callers: usize) -> usize {
     callers.saturating_mul(8).saturating_add(CALLERS)
 }
 
 /// Encodes a `kernel_stack` record of `callers` into `out` (of
 /// [`kernel_stack_record_size`] bytes; a shorter `out` gets what fits).
+#[cfg(test)]
 pub(crate) fn encode_kernel_stack(out: &mut [u8], header: EntryHeader, callers: &[u64]) {
     put_bytes(out, 0, &header.to_bytes());
     let count = i32::try_from(callers.len()).unwrap_or(i32::MAX);

@@ -74,6 +74,7 @@ pub(crate) const fn header(type_len: u32, delta: u32) -> u32 {
 
 /// The words that start a data event of `payload` bytes `delta` ns after the
 /// previous event; the second word is used only for large payloads.
+#[inline]
 pub(crate) fn data_header(payload: usize, delta: u64) -> ([u32; 2], usize) {
     let delta = (delta & DELTA_MAX) as u32;
     let payload = payload.max(1);

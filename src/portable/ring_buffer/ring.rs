@@ -188,10 +188,12 @@ pub(crate) struct CpuRing<S: PageStore> {
     commit_overrun: Local,
 }
 
+#[inline]
 fn pack_write(page: u64, offset: usize, ts: u64) -> u64 {
     ((ts & 0xffff_ffff) << 32) | ((page & PAGE_MASK) << OFFSET_BITS) | offset as u64
 }
 
+#[inline]
 fn unpack_write(w: u64) -> (u64, usize, u32) {
     (
         (w >> OFFSET_BITS) & PAGE_MASK,
@@ -316,11 +318,13 @@ impl<S: PageStore> CpuRing<S> {
         (self.pages.len() as u64).max(1)
     }
 
+    #[inline]
     fn slot(&self, page: u64) -> usize {
         (page % self.slots()) as usize
     }
 
     /// The full number of a page given the low bits kept in `write`.
+    #[inline]
     fn full_page(&self, low: u64) -> u64 {
         let base = unpack_pos(self.commit.load(Relaxed)).0;
         base + (low.wrapping_sub(base) & PAGE_MASK)
@@ -482,6 +486,7 @@ impl<S: PageStore> CpuRing<S> {
         }
     }
 
+    #[inline]
     fn store_words(&self, slot: usize, word: usize, words: &[u32]) {
         let data = &self.pages.page(slot).data;
         for (i, &value) in words.iter().enumerate() {

@@ -34,6 +34,16 @@ if [ -f "$out/.rftrace-built" ]; then
 	echo "$out"
 	exit 0
 fi
+# One build at a time: a second caller waits for the first, then finds
+# the kernel built.
+mkdir -p "$cache/build"
+exec 9>"$cache/build/.lock"
+flock 9
+if [ -f "$out/.rftrace-built" ]; then
+	log "cached: $out"
+	echo "$out"
+	exit 0
+fi
 
 if [ ! -f "$src/.rftrace-extracted" ]; then
 	log "extracting $tarball"

@@ -17,7 +17,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
-kdir= mode=test timeout=${RFTRACE_VM_TIMEOUT:-600}
+kdir= mode=test timeout=${RFTRACE_VM_TIMEOUT:-1200}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kdir) kdir=$2; shift 2 ;;
@@ -67,6 +67,8 @@ append="console=ttyS0 rdinit=/init rftrace.mode=$mode panic=-1 reboot=t"
 # RFTRACE_TRACING_DIR=/sys/kernel/tracing runs the cases against the kernel's
 # own tracefs instead of rftracefs, to check the cases against the reference.
 [ -z "${RFTRACE_TRACING_DIR:-}" ] || append="$append rftrace.dir=$RFTRACE_TRACING_DIR"
+# RFTRACE_BENCH=function_tracer runs only those benchmarks (bench mode).
+[ -z "${RFTRACE_BENCH:-}" ] || append="$append rftrace.bench=$RFTRACE_BENCH"
 
 if [ "$mode" != test ] && [ -t 0 ] && [ -t 1 ]; then
 	# A terminal is attached: the demo ends in a shell in the VM.

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The current CPU's preemption count, id and interrupt flag, read and
+//! changed with the instructions the kernel's own inline functions compile
+//! to on x86-64 (`this_cpu_read(cpu_number)`, `preempt_disable_notrace()`,
+//! ...).
+//!
+//! The patch engine's dispatcher and the recording path use these on every
+//! traced call: through the C shims of `rust/helpers.c` each would be a
+//! function call. Cold paths keep using the shims.
+
+use core::arch::asm;
+
+extern "C" {
+    /// The kernel's per-CPU preemption count (`__preempt_count`), with
+    /// `PREEMPT_NEED_RESCHED` folded in, inverted, as its top bit.
+    static __preempt_count: i32;
+    /// The kernel's per-CPU copy of the CPU's own id (`cpu_number`).
+    static cpu_number: i32;
+    fn preempt_schedule_notrace();
+}
+
+/// The bit of `__preempt_count` that is clear when a reschedule is due.
+const PREEMPT_NEED_RESCHED: u32 = 0x8000_0000;
+
+/// `preempt_count()`: the current context's preemption count.
+#[inline(always)]
+pub(crate) fn preempt_count() -> u32 {
+    let count: u32;
+    // SAFETY: a read of this CPU's `__preempt_count` through the per-CPU
+    // segment, as `raw_cpu_read_4` does; it touches nothing else.
+    unsafe {
+        asm!(
+            "mov {count:e}, dword ptr gs:[rip + {var}]",
+            count = out(reg) count,
+            var = sym __preempt_count,
+            options(nostack, preserves_flags, readonly),
+        )
+    };
+    count & !PREEMPT_NEED_RESCHED
+}
+
+/// `raw_smp_processor_id()`: the CPU this runs on (stable only while
+/// preemption is off).
+#[inline(always)]
+pub(crate) fn processor_id() -> usize {
+    let cpu: u32;
+    // SAFETY: a read of this CPU's `cpu_number`, as `this_cpu_read` does.
+    unsafe {
+        asm!(
+            "mov {cpu:e}, dword ptr gs:[rip + {var}]",
+            cpu = out(reg) cpu,
+            var = sym cpu_number,
+            options(nostack, preserves_flags, readonly),
+        )
+    };
+    cpu as usize
+}
+
+/// `preempt_disable_notrace()`.
+///
+/// # Safety
+///
+/// Every call is paired with one of [`preempt_enable_notrace`] in the
+/// same context.
+#[inline(always)]
+pub(crate) unsafe fn preempt_disable_notrace() {
+    // SAFETY: one increment of this CPU's count, atomic against
+    // interrupts (a single instruction); the clobbered memory is the
+    // compiler barrier `preempt_disable` implies.
+    unsafe {
+        asm!(
+            "inc dword ptr gs:[rip + {var}]",
+            var = sym __preempt_count,
+            options(nostack),
+        )
+    };
+}
+
+/// `preempt_enable_notrace()`: drops one level and reschedules if that
+/// was the last one and a reschedule is due.
+///
+/// # Safety
+///
+/// Pairs with an earlier [`preempt_disable_notrace`] of this context.
+#[inline(always)]
+pub(crate) unsafe fn preempt_enable_notrace() {
+    let last: u8;
+    // SAFETY: one decrement of this CPU's count; it reaches zero only when
+    // no level is left and `PREEMPT_NEED_RESCHED` is clear (a reschedule
+    // is due), as `__preempt_count_dec_and_test` reports.
+    unsafe {
+        asm!(
+            "dec dword ptr gs:[rip + {var}]",
+            "sete {last}",
+            var = sym __preempt_count,
+            last = out(reg_byte) last,
+            options(nostack),
+        )
+    };
+    if last != 0 {
+        // SAFETY: preemption is enabled again and a reschedule is due:
+        // what `preempt_enable_notrace` calls then.
+        unsafe { preempt_schedule_notrace() };
+    }
+}
+
+/// `irqs_disabled()`: whether interrupts are off on this CPU.
+#[inline(always)]
+pub(crate) fn irqs_disabled() -> bool {
+    /// `X86_EFLAGS_IF`.
+    const INTERRUPTS_ON: u64 = 1 << 9;
+    let flags: u64;
+    // SAFETY: reads the flags register through the stack, as
+    // `native_save_fl` does.
+    unsafe { asm!("pushf", "pop {flags}", flags = out(reg) flags, options(preserves_flags)) };
+    flags & INTERRUPTS_ON == 0
+}

@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The function tracer side by side with the kernel's (part of `make bench`,
+# see bench.sh): the cost of one traced call, from an in-kernel loop
+# (samples/ftrace/ftrace-ops calling tracee_relevant) and from a getpid
+# loop in user space; rftrace's cost when loaded but not tracing; and the
+# time to start and to stop tracing every function.
+CALLS=${CALLS:-1000000}
+GETPIDS=${GETPIDS:-100000}
+ROUNDS=${ROUNDS:-5}
+here=$(dirname "$0")
+. "$here/lib.sh"
+
+# "total_ns calls" -> ns per call, one decimal; n/a without a total.
+per_call() { awk -v t="$1" -v n="$2" 'BEGIN { if (t != "" && n > 0) printf "%.1f\n", t / n; else print "n/a" }'; }
+# The smallest of the numbers on stdin (n/a if any is n/a or none came).
+least() { awk '$1 == "n/a" { bad = 1 } NR == 1 || $1 + 0 < m { m = $1 + 0 } END { if (bad || NR == 0) print "n/a"; else print m }'; }
+minus() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.1f\n", a - b }'; }
+
+# ns per call of ftrace-ops' tracee_relevant, called CALLS times by the
+# module's init, on CPU 0 (the module registers no ftrace_ops of its own).
+kernel_loop() {
+	dmesg -c > /dev/null
+	taskset -c 0 insmod "$ko/ftrace-ops.ko" nr_function_calls="$CALLS" \
+		nr_ops_relevant=0 nr_ops_irrelevant=0 persist=1 || { echo n/a; return; }
+	total=$(dmesg | sed -n 's/.*Attempted [0-9]* calls to .* in \([0-9]*\)ns .*/\1/p')
+	rmmod ftrace_ops
+	per_call "$total" "$CALLS"
+}
+# ns per getpid system call, GETPIDS of them on CPU 0.
+getpid_loop() {
+	out=$(taskset -c 0 "$bin/getpid-loop" "$GETPIDS")
+	per_call "$(echo "$out" | sed -n 's/.* in \([0-9]*\) ns .*/\1/p')" "$GETPIDS"
+}
+
+# One run of loop "$3" while tracing dir $1's function tracer traces the
+# functions of filter $2: its ns per call, or n/a (and why, on the console)
+# if the filter is refused or the run left no function event. The filter
+# is written before every run: the kernel uses up a `:mod:` filter when
+# the module loads.
+traced_run() { # dir filter loop
+	echo > "$1/trace"
+	if ! echo "$2" > "$1/set_ftrace_filter"; then
+		log "$1: set_ftrace_filter refused $2"
+		echo n/a
+		return
+	fi
+	echo function > "$1/current_tracer"
+	cost=$("$3")
+	# Lines of function events (a module gone since prints as an
+	# address), counted before the tracer switch empties the buffer.
+	hits=$(grep -c ' <-' "$1/trace")
+	echo nop > "$1/current_tracer"
+	echo > "$1/set_ftrace_filter"
+	echo > "$1/trace"
+	log "$1: $3: $cost ns per call, $hits function events in the buffer"
+	if [ "$hits" -gt 0 ]; then echo "$cost"; else echo n/a; fi
+}
+
+# Runs "$1 A" and "$1 B" alternately, ROUNDS times each, so that a change
+# of the host's speed during the benchmark hits both alike; prints the
+# best (lowest) figure of each, "A B".
+alternate() { # function a b
+	i=0
+	while [ $i -lt "$ROUNDS" ]; do
+		i=$((i + 1))
+		echo "a $("$1" "$2")"
+		echo "b $("$1" "$3")"
+	done > /tmp/bench-alternate
+	echo "$(sed -n 's/^a //p' /tmp/bench-alternate | least) $(sed -n 's/^b //p' /tmp/bench-alternate | least)"
+}
+
+# Milliseconds to start, then to stop, tracing every function.
+all_functions() { # dir; prints "start_ms stop_ms"
+	echo > "$1/set_ftrace_filter"
+	t0=$(now_ns)
+	echo function > "$1/current_tracer"
+	t1=$(now_ns)
+	echo nop > "$1/current_tracer"
+	t2=$(now_ns)
+	echo > "$1/trace"
+	awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "%.1f %.1f\n", (b - a) / 1e6, (c - b) / 1e6 }'
+}
+
+echo 0 > "$tracing/tracing_on" && echo 1 > "$tracing/tracing_on"
+# One run of loop "$2" with rftrace loaded (and mounted) but not tracing
+# ("$1" = idle) or not loaded ("$1" = off).
+idle_run() { # "idle LOOP" or "off LOOP"
+	case $1 in
+	idle*)
+		insmod "$ko/rftrace.ko"
+		mount -t rftracefs nodev "$rftrace"
+		"${1#idle }"
+		umount "$rftrace"
+		rmmod rftrace
+		;;
+	*) "${1#off }" ;;
+	esac
+}
+set -- $(alternate idle_run "idle kernel_loop" "off kernel_loop"); k_idle=$1 k_off=$2
+set -- $(alternate idle_run "idle getpid_loop" "off getpid_loop"); u_idle=$1 u_off=$2
+insmod "$ko/rftrace.ko"
+mount -t rftracefs nodev "$rftrace"
+
+# The module's functions are named before it loads (`:mod:`), as its
+# loop runs in its init. getpid() is task_tgid_vnr(current), that is
+# __task_pid_nr_ns (__x64_sys_getpid is inlined into the system call
+# table's switch).
+loop_run() { traced_run "${1%% *}" tracee_relevant:mod:ftrace_ops kernel_loop; }
+getpid_run() { traced_run "${1%% *}" __task_pid_nr_ns getpid_loop; }
+set -- $(alternate loop_run "$rftrace" "$tracing"); rf_k=$1 ft_k=$2
+set -- $(alternate getpid_run "$rftrace" "$tracing"); rf_u=$1 ft_u=$2
+
+log "sites: rftrace $(wc -l < "$rftrace/available_filter_functions"), ftrace $(wc -l < "$tracing/available_filter_functions")"
+# Twice each, alternately; the best start and the best stop of each.
+for i in 1 2; do
+	echo "rf $(all_functions "$rftrace")"
+	echo "ft $(all_functions "$tracing")"
+done > /tmp/bench-all
+column() { awk -v who="$1" -v f="$2" '$1 == who { print $f }' /tmp/bench-all | least; }
+rf_start=$(column rf 2) rf_stop=$(column rf 3)
+ft_start=$(column ft 2) ft_stop=$(column ft 3)
+log "all functions, ms to start/stop: rftrace $rf_start/$rf_stop, ftrace $ft_start/$ft_stop"
+
+umount "$rftrace"
+rmmod rftrace
+
+header "function tracer" rftrace ftrace
+row "ns per traced call, in-kernel loop (lower better)" "$rf_k" "$ft_k"
+row "  ns added by tracing, in-kernel loop" "$(minus "$rf_k" "$k_idle")" "$(minus "$ft_k" "$k_idle")"
+row "ns per traced getpid (lower better)" "$rf_u" "$ft_u"
+row "  ns added by tracing, getpid" "$(minus "$rf_u" "$u_idle")" "$(minus "$ft_u" "$u_idle")"
+row "ms to start tracing all functions" "$rf_start" "$ft_start"
+row "ms to stop tracing all functions" "$rf_stop" "$ft_stop"
+header "rftrace not tracing" loaded unloaded
+row "ns per untraced call, in-kernel loop" "$k_idle" "$k_off"
+row "ns per untraced getpid" "$u_idle" "$u_off"
