@@ -62,15 +62,45 @@ const RAW_DATA_FORMAT: EventFormat = EventFormat {
     print_fmt: "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
 };
 
-/// The format of record type `kind`; `None` for a type with none.
+/// A record type rftrace writes: its `format` file and output functions.
+struct RecordType {
+    kind: u16,
+    format: &'static EventFormat,
+    functions: &'static EventFunctions,
+}
+
+/// Every record type, by type id.
+const RECORD_TYPES: [RecordType; 4] = [
+    RecordType {
+        kind: TYPE_FUNCTION,
+        format: &function::FORMAT,
+        functions: &function::FUNCTIONS,
+    },
+    RecordType {
+        kind: TYPE_KERNEL_STACK,
+        format: &stack::FORMAT,
+        functions: &stack::FUNCTIONS,
+    },
+    RecordType {
+        kind: TYPE_PRINT,
+        format: &PRINT_FORMAT,
+        functions: &PRINT_FUNCTIONS,
+    },
+    RecordType {
+        kind: TYPE_RAW_DATA,
+        format: &RAW_DATA_FORMAT,
+        functions: &RAW_DATA_FUNCTIONS,
+    },
+];
+
+/// Record type `kind`; `None` for a type rftrace does not write.
+fn record_type(kind: u16) -> Option<&'static RecordType> {
+    RECORD_TYPES.iter().find(|t| t.kind == kind)
+}
+
+/// The format of record type `kind`.
 fn format_of(kind: u16) -> Option<&'static EventFormat> {
-    match kind {
-        TYPE_FUNCTION => Some(&function::FORMAT),
-        TYPE_KERNEL_STACK => Some(&stack::FORMAT),
-        TYPE_PRINT => Some(&PRINT_FORMAT),
-        TYPE_RAW_DATA => Some(&RAW_DATA_FORMAT),
-        _ => None,
-    }
+    record_type(kind).map(|t| t.format)
 }
 
 /// The `format` file of record type `kind` (`function`, `kernel_stack`,
@@ -245,13 +275,7 @@ const RAW_DATA_FUNCTIONS: EventFunctions = EventFunctions {
 /// The output functions of record type `kind`; `None` for a type nothing
 /// registered.
 pub(crate) fn functions(kind: u16) -> Option<&'static EventFunctions> {
-    match kind {
-        TYPE_FUNCTION => Some(&function::FUNCTIONS),
-        TYPE_KERNEL_STACK => Some(&stack::FUNCTIONS),
-        TYPE_PRINT => Some(&PRINT_FUNCTIONS),
-        TYPE_RAW_DATA => Some(&RAW_DATA_FUNCTIONS),
-        _ => None,
-    }
+    record_type(kind).map(|t| t.functions)
 }
 
 /// The placeholder of a form a type does not have (`trace_nop_print`).
