@@ -18,6 +18,7 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/smp.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
@@ -162,9 +163,12 @@ void rft_poll_wait(struct file *file, struct wait_queue_head *wq, struct poll_ta
 }
 
 /* The current task's name, TASK_COMM_LEN bytes with a NUL. */
+/* memcpy, not strscpy: this runs on the recording path, which must not
+ * call traceable functions. */
 void rft_current_comm(char *buf)
 {
-	strscpy(buf, current->comm, TASK_COMM_LEN);
+	memcpy(buf, current->comm, TASK_COMM_LEN);
+	buf[TASK_COMM_LEN - 1] = '\0';
 }
 
 int rft_current_pid(void)
@@ -220,4 +224,24 @@ int rft_task_pid(struct task_struct *task)
 void rft_tracepoint_synchronize_unregister(void)
 {
 	tracepoint_synchronize_unregister();
+}
+
+bool rft_current_is_idle(void)
+{
+	return is_idle_task(current);
+}
+
+void rft_for_each_thread(void (*fn)(struct task_struct *, void *), void *arg)
+{
+	struct task_struct *g, *t;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		fn(t, arg);
+	rcu_read_unlock();
+}
+
+bool rft_try_module_get(struct module *mod)
+{
+	return try_module_get(mod);
 }

@@ -184,12 +184,7 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     events.file("header_page", READ_ONLY, &HEADER_PAGE, instance, 0)?;
     events.file("header_event", READ_ONLY, &HEADER_EVENT, instance, 0)?;
     let ftrace = events.dir("ftrace")?;
-    for (name, kind) in [
-        ("function", records::function::TYPE_FUNCTION),
-        ("kernel_stack", records::stack::TYPE_KERNEL_STACK),
-        ("print", records::TYPE_PRINT),
-        ("raw_data", records::TYPE_RAW_DATA),
-    ] {
+    for (name, kind) in records::event_types() {
         let event = ftrace.dir(name)?;
         event.file(
             "format",
@@ -258,7 +253,20 @@ static PID_FILTER: Attribute = Attribute {
     truncate: Some(|inst, index| inst.pid_filter(index).clear()),
 };
 
-/// The function tracer's files.
+/// `max_graph_depth`: how deep function_graph follows calls, 0 for no
+/// limit (a decimal number, as the kernel's `kstrtoul(.., 10, ..)` reads).
+static MAX_GRAPH_DEPTH: Attribute = Attribute {
+    show: |inst, _, out| writeln!(out, "{}", inst.max_graph_depth()),
+    store: Some(|inst, _, text| {
+        let depth = input::parse_u64(text)?;
+        inst.set_max_graph_depth(u32::try_from(depth).map_err(|_| InputError::BadNumber)?);
+        Ok(())
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
+
+/// The function tracers' files.
 fn populate_function_files(dir: &Dir, instance: &Arc<Instance>) -> Result {
     let list = &AVAILABLE_FUNCTIONS_FOPS;
     dir.stream_file("available_filter_functions", READ_ONLY, list, instance, 0)?;
@@ -271,6 +279,9 @@ fn populate_function_files(dir: &Dir, instance: &Arc<Instance>) -> Result {
     )?;
     dir.stream_file("set_ftrace_filter", READ_WRITE, &FILTER_FOPS, instance, 0)?;
     dir.stream_file("set_ftrace_notrace", READ_WRITE, &FILTER_FOPS, instance, 1)?;
+    dir.stream_file("set_graph_function", READ_WRITE, &FILTER_FOPS, instance, 2)?;
+    dir.stream_file("set_graph_notrace", READ_WRITE, &FILTER_FOPS, instance, 3)?;
+    dir.file("max_graph_depth", READ_WRITE, &MAX_GRAPH_DEPTH, instance, 0)?;
     dir.file("set_ftrace_pid", READ_WRITE, &PID_FILTER, instance, 0)?;
     dir.file(
         "set_ftrace_notrace_pid",

@@ -17,6 +17,9 @@ extern "C" {
     static __preempt_count: i32;
     /// The kernel's per-CPU copy of the CPU's own id (`cpu_number`).
     static cpu_number: i32;
+    /// The task running on this CPU (`current_task`, what `current` reads).
+    #[link_name = "current_task"]
+    static CURRENT_TASK: usize;
     fn preempt_schedule_notrace();
 }
 
@@ -55,6 +58,23 @@ pub(crate) fn processor_id() -> usize {
         )
     };
     cpu as usize
+}
+
+/// `current`: the address of the running task's `task_struct`.
+#[inline(always)]
+pub(crate) fn current_task() -> usize {
+    let task: usize;
+    // SAFETY: a read of this CPU's `current_task`, as `get_current` does;
+    // a task always reads itself, whichever CPU it moved to.
+    unsafe {
+        asm!(
+            "mov {task}, qword ptr gs:[rip + {var}]",
+            task = out(reg) task,
+            var = sym CURRENT_TASK,
+            options(nostack, preserves_flags, readonly),
+        )
+    };
+    task
 }
 
 /// `preempt_disable_notrace()`.

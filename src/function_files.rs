@@ -153,7 +153,7 @@ impl FilterFile {
         }
         .map_err(|e| (e, 0))?;
         // Words before a failing one take effect, as in ftrace.
-        let words = next.apply_write(table, data);
+        let words = next.apply_write(table, data, self.kind.grammar());
         self.instance
             .set_function_filter(self.kind, &next)
             .map_err(|e| (e, 0))?;

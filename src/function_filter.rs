@@ -29,6 +29,10 @@ pub(crate) enum FilterKind {
     Filter,
     /// `set_ftrace_notrace`.
     Notrace,
+    /// `set_graph_function`.
+    GraphFunction,
+    /// `set_graph_notrace`.
+    GraphNotrace,
 }
 
 impl FilterKind {
@@ -37,6 +41,8 @@ impl FilterKind {
         match index {
             0 => Some(FilterKind::Filter),
             1 => Some(FilterKind::Notrace),
+            2 => Some(FilterKind::GraphFunction),
+            3 => Some(FilterKind::GraphNotrace),
             _ => None,
         }
     }
@@ -46,14 +52,25 @@ impl FilterKind {
         match self {
             FilterKind::Filter => "set_ftrace_filter",
             FilterKind::Notrace => "set_ftrace_notrace",
+            FilterKind::GraphFunction => "set_graph_function",
+            FilterKind::GraphNotrace => "set_graph_notrace",
         }
     }
 
     /// What reading the file shows when the set is empty.
     pub(crate) fn empty_line(self) -> &'static str {
         match self {
-            FilterKind::Filter => "#### all functions enabled ####\n",
-            FilterKind::Notrace => "#### no functions disabled ####\n",
+            FilterKind::Filter | FilterKind::GraphFunction => "#### all functions enabled ####\n",
+            FilterKind::Notrace | FilterKind::GraphNotrace => "#### no functions disabled ####\n",
+        }
+    }
+
+    /// The grammar of the file's words: the graph files take patterns
+    /// only, no `:command`s.
+    pub(crate) fn grammar(self) -> FilterFile {
+        match self {
+            FilterKind::Filter | FilterKind::Notrace => FilterFile::Function,
+            FilterKind::GraphFunction | FilterKind::GraphNotrace => FilterFile::Graph,
         }
     }
 }
@@ -108,8 +125,9 @@ impl FilterSet {
         &mut self,
         table: &SiteTable,
         text: &[u8],
+        grammar: FilterFile,
     ) -> Result<(), (InputError, usize)> {
-        let mut words = FilterWords::new(text, FilterFile::Function);
+        let mut words = FilterWords::new(text, grammar);
         while let Some(command) = words.next() {
             command
                 .and_then(|command| self.apply_command(table, &command))

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The `function` tracer: records a `function` event for every call of the
-//! functions an instance's filters select.
+//! functions an instance's filters select. The function filters, which the
+//! function_graph tracer ([`crate::graph`]) shares, are kept here too.
 //!
 //! While it runs, the instance is a client of the patch engine: the engine
 //! calls [`FunctionClient::call`] from the patched sites, and every change
@@ -10,9 +11,10 @@
 
 use crate::bindings;
 use crate::fentry::{
-    self, CallContext, FentryClient, SiteInfo, SiteSelector, UpdateError, UpdateReport,
+    self, CallContext, FentryClient, SiteInfo, SiteRef, SiteSelector, UpdateError, UpdateReport,
 };
-use crate::function_filter::FilterSet;
+use crate::function_filter::{FilterKind, FilterSet};
+use crate::graph::{GraphFilters, GraphSession};
 use crate::instance::Instance;
 use crate::portable::input::InputError;
 use kernel::{prelude::*, sync::Arc};
@@ -24,8 +26,14 @@ pub(crate) struct FunctionState {
     pub(crate) filter: Arc<FilterSet>,
     /// `set_ftrace_notrace`: wins over the filter.
     pub(crate) notrace: Arc<FilterSet>,
-    /// The engine slot, while the tracer runs.
+    /// `set_graph_function`: empty traces every call graph.
+    pub(crate) graph_functions: Arc<FilterSet>,
+    /// `set_graph_notrace`: subtrees the graph tracer leaves out.
+    pub(crate) graph_notrace: Arc<FilterSet>,
+    /// The engine slot, while the function tracer runs.
     slot: Option<usize>,
+    /// The function_graph tracer, while it runs.
+    graph: Option<GraphSession>,
 }
 
 impl FunctionState {
@@ -34,8 +42,30 @@ impl FunctionState {
         Ok(FunctionState {
             filter: Arc::new(FilterSet::new(), GFP_KERNEL)?,
             notrace: Arc::new(FilterSet::new(), GFP_KERNEL)?,
+            graph_functions: Arc::new(FilterSet::new(), GFP_KERNEL)?,
+            graph_notrace: Arc::new(FilterSet::new(), GFP_KERNEL)?,
             slot: None,
+            graph: None,
         })
+    }
+
+    /// The filter set of `kind`.
+    pub(crate) fn set_mut(&mut self, kind: FilterKind) -> &mut Arc<FilterSet> {
+        match kind {
+            FilterKind::Filter => &mut self.filter,
+            FilterKind::Notrace => &mut self.notrace,
+            FilterKind::GraphFunction => &mut self.graph_functions,
+            FilterKind::GraphNotrace => &mut self.graph_notrace,
+        }
+    }
+
+    /// The graph tracer's view of `set_graph_function` and
+    /// `set_graph_notrace`.
+    fn graph_filters(&self) -> GraphFilters {
+        GraphFilters {
+            functions: self.graph_functions.clone(),
+            notrace: self.graph_notrace.clone(),
+        }
     }
 
     /// The engine's view of the filters.
@@ -65,18 +95,49 @@ pub(crate) fn start(instance: &Instance, state: &mut FunctionState) -> Result<bo
     Ok(skipped(&report))
 }
 
-/// Stops the function tracer of `instance`: when this returns no CPU
-/// records for it any more.
+/// Stops the function tracer (or the function_graph tracer) of
+/// `instance`: when this returns no CPU records for it any more.
 pub(crate) fn stop(state: &mut FunctionState) {
     if let (Some(slot), Some(engine)) = (state.slot.take(), fentry::engine()) {
         engine.unregister(slot);
     }
+    if let Some(graph) = state.graph.take() {
+        graph.stop();
+    }
 }
 
-/// Re-patches after a change of the filters, if the tracer runs. On error
-/// the sites stay as they were. Returns whether functions were left out, as
-/// [`start`] does.
+/// Starts the function_graph tracer of `instance` on the sites the
+/// function filters select. Returns whether functions had to be left
+/// out, as [`start`] does.
+pub(crate) fn start_graph(
+    instance: &Instance,
+    state: &mut FunctionState,
+) -> Result<bool, InputError> {
+    if state.graph.is_some() {
+        return Ok(false);
+    }
+    let (session, skipped) =
+        GraphSession::start(instance, state.selector()?, state.graph_filters())?;
+    state.graph = Some(session);
+    Ok(skipped)
+}
+
+/// Hands a running function_graph tracer new `set_graph_function` and
+/// `set_graph_notrace` sets (they apply per call: no re-patching).
+pub(crate) fn regraph(state: &FunctionState) -> Result<(), InputError> {
+    match &state.graph {
+        Some(graph) => graph.set_filters(state.graph_filters()),
+        None => Ok(()),
+    }
+}
+
+/// Re-patches after a change of the function filters, if a tracer runs.
+/// On error the sites stay as they were. Returns whether functions were
+/// left out, as [`start`] does.
 pub(crate) fn refilter(state: &FunctionState) -> Result<bool, InputError> {
+    if let Some(graph) = &state.graph {
+        return graph.reselect(state.selector()?);
+    }
     let (Some(slot), Some(engine)) = (state.slot, fentry::engine()) else {
         return Ok(false);
     };
@@ -93,7 +154,7 @@ fn skipped(report: &UpdateReport) -> bool {
 }
 
 /// The user-facing error of an engine refusal.
-fn update_error(e: UpdateError) -> InputError {
+pub(crate) fn update_error(e: UpdateError) -> InputError {
     match e {
         UpdateError::Busy => InputError::FunctionBusy,
         UpdateError::Other(e) if e == ENOMEM => InputError::NoMemory,
@@ -125,6 +186,7 @@ impl FentryClient for FunctionClient {
         ip: usize,
         parent_ip: usize,
         regs: &mut bindings::pt_regs,
+        _site: &SiteRef<'_>,
         cx: &CallContext<'_>,
     ) {
         // SAFETY: the instance outlives the registration (the invariant).

@@ -12,6 +12,7 @@ use crate::function_filter::{FilterKind, FilterSet};
 use crate::function_tracer::{self, FunctionState};
 use crate::pid_filter::{ForkFollower, PidFilters, PidSet};
 use crate::portable::records::function as function_record;
+use crate::portable::records::graph::{self as graph_record, GraphExit};
 use crate::portable::records::stack::TYPE_KERNEL_STACK;
 use crate::portable::{
     cmdlines::{self, Cmdlines, Slot, COMM_LEN},
@@ -26,6 +27,7 @@ use crate::portable::{
 use crate::ring_buffer::{self, NoPreempt, TraceBuffer};
 use crate::stack_trace::KernelStack;
 use crate::tracer::{self, Tracer};
+use crate::try_lock::TryLock;
 use crate::wait::WaitQueue;
 use core::fmt;
 use core::sync::atomic::{
@@ -33,9 +35,9 @@ use core::sync::atomic::{
     Ordering::{Acquire, Relaxed, SeqCst},
 };
 use kernel::{
-    new_mutex, new_spinlock,
+    new_mutex,
     prelude::*,
-    sync::{Arc, Mutex, SpinLock},
+    sync::{Arc, Mutex},
 };
 
 /// The settings of an instance that are changed only by writes to its files.
@@ -71,7 +73,7 @@ struct Control {
 #[pin_data(PinnedDrop)]
 pub(crate) struct Instance {
     tracing_on: AtomicBool,
-    options: AtomicU32,
+    options: AtomicU64,
     /// Index of the trace clock in `trace_clock::ALL`.
     clock: AtomicU32,
     /// The `counter` clock's value.
@@ -86,8 +88,8 @@ pub(crate) struct Instance {
     /// The snapshot buffer, when allocated.
     #[pin]
     spare: Mutex<Option<Arc<TraceBuffer>>>,
-    #[pin]
-    cmdlines: SpinLock<Cmdlines<KVec<Slot>>>,
+    /// Taken by recording paths only with `try_lock`.
+    cmdlines: TryLock<Cmdlines<KVec<Slot>>>,
     #[pin]
     readers: WaitQueue,
     #[pin]
@@ -103,6 +105,8 @@ pub(crate) struct Instance {
     /// The pid a CPU last saved the name of (`record-cmd`), so that a
     /// task's name is saved once per run of it on a CPU, not per event.
     last_saved_pid: KVec<AtomicI32>,
+    /// `max_graph_depth`: 0 for no limit.
+    max_graph_depth: AtomicU32,
 }
 
 impl Instance {
@@ -132,7 +136,7 @@ impl Instance {
         Arc::pin_init(
             pin_init!(Self {
                 tracing_on: AtomicBool::new(true),
-                options: AtomicU32::new(OptionSet::defaults().0),
+                options: AtomicU64::new(OptionSet::defaults().0),
                 clock: AtomicU32::new(u32::from(TraceClock::Local.index())),
                 counter: AtomicU64::new(0),
                 marker_ip: crate::symbols::address_of(kernel::c_str!("tracing_mark_write"))
@@ -140,7 +144,7 @@ impl Instance {
                 live: AtomicPtr::new(live),
                 buffer <- new_mutex!(buffer),
                 spare <- new_mutex!(None),
-                cmdlines <- new_spinlock!(Cmdlines::new(slots)),
+                cmdlines: TryLock::new(Cmdlines::new(slots)),
                 readers <- WaitQueue::new(),
                 control <- new_mutex!(Control {
                     tracer: &tracer::NOP,
@@ -152,6 +156,7 @@ impl Instance {
                 functions <- new_mutex!(functions),
                 traced_cpus: core::array::from_fn(|i| AtomicU64::new(cpus.words().get(i).copied().unwrap_or(0))),
                 last_saved_pid,
+                max_graph_depth: AtomicU32::new(0),
             }),
             GFP_KERNEL,
         )
@@ -511,6 +516,10 @@ impl Instance {
                 let mut functions = self.functions.lock();
                 function_tracer::start(self, &mut functions)?
             }
+            tracer::Kind::FunctionGraph => {
+                let mut functions = self.functions.lock();
+                function_tracer::start_graph(self, &mut functions)?
+            }
         };
         control.tracer = tracer;
         drop(control);
@@ -526,7 +535,7 @@ impl Instance {
 
     /// Stops what a tracer of `kind` runs.
     fn stop_tracer(&self, kind: tracer::Kind) {
-        if kind == tracer::Kind::Function {
+        if kind != tracer::Kind::Nop {
             function_tracer::stop(&mut self.functions.lock());
         }
     }
@@ -552,11 +561,7 @@ impl Instance {
 
     /// The function filter of `kind`, as it is now.
     pub(crate) fn function_filter(&self, kind: FilterKind) -> Arc<FilterSet> {
-        let functions = self.functions.lock();
-        match kind {
-            FilterKind::Filter => functions.filter.clone(),
-            FilterKind::Notrace => functions.notrace.clone(),
-        }
+        self.functions.lock().set_mut(kind).clone()
     }
 
     /// Makes `set` the function filter of `kind`; a running function
@@ -568,12 +573,15 @@ impl Instance {
     ) -> Result<(), InputError> {
         let new = Arc::new(set.try_clone()?, GFP_KERNEL).map_err(|_| InputError::NoMemory)?;
         let mut functions = self.functions.lock();
-        let slot = match kind {
-            FilterKind::Filter => &mut functions.filter,
-            FilterKind::Notrace => &mut functions.notrace,
-        };
+        let slot = functions.set_mut(kind);
         let old = core::mem::replace(slot, new);
-        match function_tracer::refilter(&functions) {
+        let applied = match kind {
+            FilterKind::Filter | FilterKind::Notrace => function_tracer::refilter(&functions),
+            FilterKind::GraphFunction | FilterKind::GraphNotrace => {
+                function_tracer::regraph(&functions).map(|()| false)
+            }
+        };
+        match applied {
             Ok(skipped) => {
                 drop(functions);
                 if skipped {
@@ -582,12 +590,86 @@ impl Instance {
                 Ok(())
             }
             Err(e) => {
-                match kind {
-                    FilterKind::Filter => functions.filter = old,
-                    FilterKind::Notrace => functions.notrace = old,
-                }
+                *functions.set_mut(kind) = old;
                 Err(e)
             }
+        }
+    }
+
+    /// `max_graph_depth`: how deep the function_graph tracer follows calls
+    /// (0: no limit).
+    #[inline]
+    pub(crate) fn max_graph_depth(&self) -> u32 {
+        self.max_graph_depth.load(Relaxed)
+    }
+
+    /// Sets `max_graph_depth`; it applies from the next call on.
+    pub(crate) fn set_max_graph_depth(&self, depth: u32) {
+        self.max_graph_depth.store(depth, Relaxed);
+    }
+
+    /// Whether the pid filters let task `pid` be traced. Any context.
+    #[inline]
+    pub(crate) fn traces_pid(&self, pid: i32) -> bool {
+        self.pids.allows(pid as u32)
+    }
+
+    /// Whether events are recorded now on `cpu`: `tracing_on` and
+    /// `tracing_cpumask`. Any context.
+    #[inline]
+    pub(crate) fn records_on(&self, cpu: usize) -> bool {
+        self.tracing_on() && self.traces_cpu(cpu)
+    }
+
+    /// Records a `funcgraph_entry` event: the call of `func` at `depth`.
+    /// Called by the function_graph tracer from the dispatcher, in its
+    /// context `cx`.
+    pub(crate) fn record_graph_entry(&self, func: u64, depth: u64, cx: &CallContext<'_>) {
+        let mut record = [0u8; graph_record::GRAPH_ENTRY_RECORD_SIZE];
+        let header = self.traced_header(graph_record::TYPE_GRAPH_ENT, cx);
+        graph_record::encode_graph_entry(&mut record, header, func, depth);
+        self.write_traced(&record, header.pid, cx);
+    }
+
+    /// Records a `funcgraph_exit` event, from the function_graph tracer's
+    /// return path in its context `cx`, unless recording is off.
+    pub(crate) fn record_graph_exit(&self, exit: &GraphExit, cx: &CallContext<'_>) {
+        if !self.records_on(cx.cpu) {
+            return;
+        }
+        let mut record = [0u8; graph_record::GRAPH_EXIT_RECORD_SIZE];
+        let header = self.traced_header(graph_record::TYPE_GRAPH_RET, cx);
+        graph_record::encode_graph_exit(&mut record, header, exit);
+        self.write_traced(&record, header.pid, cx);
+    }
+
+    /// The common header of an event of `kind` that the dispatcher records
+    /// for the current task, in its context `cx`.
+    #[inline]
+    fn traced_header(&self, kind: u16, cx: &CallContext<'_>) -> EntryHeader {
+        let (flags, depth) = context_of(cx.preempt_count);
+        EntryHeader {
+            kind,
+            flags,
+            // Not counting the dispatcher's own preemption disabling.
+            preempt_count: depth.saturating_sub(1),
+            // SAFETY: plain read of the current task.
+            pid: unsafe { bindings::rft_current_pid() },
+        }
+    }
+
+    /// Writes one record of task `pid` to the live buffer from the
+    /// dispatcher's context `cx`, saving the task's name, and wakes
+    /// readers.
+    #[inline]
+    fn write_traced(&self, record: &[u8], pid: i32, cx: &CallContext<'_>) {
+        self.save_comm_once(cx.cpu, pid);
+        // SAFETY: `live` always points at a buffer the instance holds a
+        // reference on, released only a grace period after it is replaced;
+        // preemption is off (`cx`), so this is within one such period.
+        let buffer = unsafe { &*self.live.load(Acquire) };
+        if buffer.write_on(cx.cpu, cx.preempt_off, record, &|| self.now()) {
+            self.readers.wake_all();
         }
     }
 
@@ -608,19 +690,11 @@ impl Instance {
         if !self.traces_cpu(cpu) {
             return;
         }
-        // SAFETY: plain read of the current task.
-        let pid = unsafe { bindings::rft_current_pid() };
-        if !self.pids.allows(pid as u32) {
+        let header = self.traced_header(function_record::TYPE_FUNCTION, cx);
+        let pid = header.pid;
+        if !self.traces_pid(pid) {
             return;
         }
-        let (flags, depth) = context_of(cx.preempt_count);
-        let header = EntryHeader {
-            kind: function_record::TYPE_FUNCTION,
-            flags,
-            // Not counting the dispatcher's own preemption disabling.
-            preempt_count: depth.saturating_sub(1),
-            pid,
-        };
         let mut record = [0u8; function_record::FUNCTION_RECORD_SIZE];
         function_record::encode_function(&mut record, header, ip as u64, parent_ip as u64);
         self.save_comm_once(cpu, pid);

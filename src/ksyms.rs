@@ -63,6 +63,9 @@ struct KernelSymbols {
     ftrace_lookup_ip: LookupIpFn,
     module_address: ModuleAddressFn,
     stack_trace_save_regs: StackTraceSaveRegsFn,
+    /// `__irqentry_text_start` and `__irqentry_text_end`: the interrupt
+    /// entry functions, which function_graph output marks.
+    irqentry_text: core::ops::Range<usize>,
 }
 
 // SAFETY: the symbols are addresses of kernel objects that live as long as
@@ -148,11 +151,13 @@ pub(crate) fn resolve() -> Result {
         find(c_str!("ftrace_lookup_ip")),
         find(c_str!("__module_address")),
         find(c_str!("stack_trace_save_regs")),
+        find(c_str!("__irqentry_text_start")),
+        find(c_str!("__irqentry_text_end")),
     ];
     if missing {
         return Err(ENOENT);
     }
-    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack] =
+    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack, irq_start, irq_end] =
         addresses;
     // SAFETY: each address is the kernel's symbol of that name, whose C
     // declaration has the Rust type it is converted to (the invariant of
@@ -171,10 +176,16 @@ pub(crate) fn resolve() -> Result {
             ftrace_lookup_ip: core::mem::transmute::<usize, LookupIpFn>(lookup_ip),
             module_address: core::mem::transmute::<usize, ModuleAddressFn>(module),
             stack_trace_save_regs: core::mem::transmute::<usize, StackTraceSaveRegsFn>(stack),
+            irqentry_text: irq_start..irq_end,
         }
     };
     SYMBOLS.populate(resolved);
     Ok(())
+}
+
+/// The kernel's interrupt entry text (empty before [`resolve`]).
+pub(crate) fn irqentry_text() -> core::ops::Range<usize> {
+    symbols().map_or(0..0, |s| s.irqentry_text.clone())
 }
 
 /// Saves into `store` the stack at `regs`: its instruction pointer, then

@@ -11,10 +11,10 @@
 
 use crate::bindings;
 use crate::portable::pid_words::PID_MAX_LIMIT;
-use core::ffi::c_void;
+use crate::task_events::{TaskEventProbes, TaskEvents};
 use core::fmt::{self, Write};
 use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use kernel::{c_str, prelude::*, str::CStr};
+use kernel::prelude::*;
 
 /// Pids per chunk.
 const CHUNK_PIDS: usize = 32768;
@@ -235,147 +235,25 @@ impl PidFilters {
     }
 }
 
-/// The tracepoints `function-fork` hooks: `sched_process_fork` and
-/// `sched_process_free`, probed with the instance's [`PidFilters`] as data.
-///
-/// # Invariants
-///
-/// While registered, `data` points at pid filters that outlive the
-/// registration (the instance unregisters before they go).
-pub(crate) struct ForkFollower {
-    fork: *mut bindings::tracepoint,
-    free: *mut bindings::tracepoint,
-    data: *const PidFilters,
-}
+/// The probes of `function-fork`: forked children join their parent's
+/// sets, freed tasks leave them.
+pub(crate) type ForkFollower = TaskEventProbes<PidFilters>;
 
-// SAFETY: the tracepoints are kernel objects; `data` is `Sync`.
-unsafe impl Send for ForkFollower {}
-// SAFETY: as above.
-unsafe impl Sync for ForkFollower {}
-
-impl ForkFollower {
-    /// Starts following forks and exits into `filters`.
-    ///
-    /// # Safety
-    ///
-    /// `filters` must outlive the returned value.
-    pub(crate) unsafe fn start(filters: &PidFilters) -> Result<Self> {
-        let fork = find_tracepoint(c_str!("sched_process_fork")).ok_or(ENOENT)?;
-        let free = find_tracepoint(c_str!("sched_process_free")).ok_or(ENOENT)?;
-        let data: *const PidFilters = filters;
-        // SAFETY: the probe's signature is the tracepoint's, with the data
-        // pointer first; `data` outlives the registration (the caller's
-        // guarantee).
-        let ret = unsafe {
-            bindings::tracepoint_probe_register(
-                fork,
-                fork_probe as *mut c_void,
-                data.cast_mut().cast(),
-            )
-        };
-        if ret != 0 {
-            return Err(Error::from_errno(ret));
-        }
-        // SAFETY: as above.
-        let ret = unsafe {
-            bindings::tracepoint_probe_register(
-                free,
-                free_probe as *mut c_void,
-                data.cast_mut().cast(),
-            )
-        };
-        if ret != 0 {
-            // SAFETY: registered just above with the same arguments.
-            unsafe {
-                bindings::tracepoint_probe_unregister(
-                    fork,
-                    fork_probe as *mut c_void,
-                    data.cast_mut().cast(),
-                );
-                bindings::rft_tracepoint_synchronize_unregister();
-            }
-            return Err(Error::from_errno(ret));
-        }
-        Ok(ForkFollower { fork, free, data })
-    }
-}
-
-impl Drop for ForkFollower {
-    fn drop(&mut self) {
-        let data = self.data.cast_mut().cast();
-        // SAFETY: registered in `start` with these arguments; after the
-        // synchronization no probe runs with `data` any more.
-        unsafe {
-            bindings::tracepoint_probe_unregister(self.fork, fork_probe as *mut c_void, data);
-            bindings::tracepoint_probe_unregister(self.free, free_probe as *mut c_void, data);
-            bindings::rft_tracepoint_synchronize_unregister();
-        }
-    }
-}
-
-/// `sched_process_fork` probe.
-///
-/// # Safety
-///
-/// Called by the tracepoint with the data given at registration and live
-/// tasks.
-unsafe extern "C" fn fork_probe(
-    data: *mut c_void,
-    parent: *mut bindings::task_struct,
-    child: *mut bindings::task_struct,
-) {
-    // SAFETY: registered with live pid filters (the `ForkFollower`
-    // invariant); the tasks are live during the tracepoint.
-    let (filters, parent, child) = unsafe {
-        (
-            &*data.cast::<PidFilters>(),
-            bindings::rft_task_pid(parent),
-            bindings::rft_task_pid(child),
-        )
-    };
-    filters.follow_fork(parent as u32, child as u32);
-}
-
-/// `sched_process_free` probe.
-///
-/// # Safety
-///
-/// As [`fork_probe`].
-unsafe extern "C" fn free_probe(data: *mut c_void, task: *mut bindings::task_struct) {
-    // SAFETY: as in `fork_probe`.
-    let (filters, pid) = unsafe { (&*data.cast::<PidFilters>(), bindings::rft_task_pid(task)) };
-    filters.forget(pid as u32);
-}
-
-/// The kernel tracepoint called `name`.
-fn find_tracepoint(name: &CStr) -> Option<*mut bindings::tracepoint> {
-    struct Search<'a> {
-        name: &'a CStr,
-        found: *mut bindings::tracepoint,
-    }
-    /// # Safety
-    ///
-    /// `tp` is a live tracepoint, `private` the `Search` of this call.
-    unsafe extern "C" fn visit(tp: *mut bindings::tracepoint, private: *mut c_void) {
-        // SAFETY: `private` is the `Search` below; `tp` is a live
-        // tracepoint with a NUL-terminated name.
-        let (search, tp_name) = unsafe {
+impl TaskEvents for PidFilters {
+    fn forked(&self, parent: *mut bindings::task_struct, child: *mut bindings::task_struct) {
+        // SAFETY: the tracepoint passes live tasks.
+        let (parent, child) = unsafe {
             (
-                &mut *private.cast::<Search<'_>>(),
-                CStr::from_char_ptr((*tp).name),
+                bindings::rft_task_pid(parent),
+                bindings::rft_task_pid(child),
             )
         };
-        if tp_name == search.name {
-            search.found = tp;
-        }
+        self.follow_fork(parent as u32, child as u32);
     }
-    let mut search = Search {
-        name,
-        found: core::ptr::null_mut(),
-    };
-    // SAFETY: `visit` only touches `search`, alive for the call.
-    unsafe {
-        bindings::for_each_kernel_tracepoint(Some(visit), core::ptr::from_mut(&mut search).cast())
-    };
-    (!search.found.is_null()).then_some(search.found)
+
+    fn freed(&self, task: *mut bindings::task_struct) {
+        // SAFETY: as above.
+        let pid = unsafe { bindings::rft_task_pid(task) };
+        self.forget(pid as u32);
+    }
 }

@@ -15,6 +15,7 @@ mod fentry;
 mod function_files;
 mod function_filter;
 mod function_tracer;
+mod graph;
 mod instance;
 mod ksyms;
 mod pid_filter;
@@ -23,8 +24,10 @@ mod rftracefs;
 mod ring_buffer;
 mod stack_trace;
 mod symbols;
+mod task_events;
 mod trace_readers;
 mod tracer;
+mod try_lock;
 mod wait;
 
 use kernel::prelude::*;
@@ -49,12 +52,30 @@ module! {
 
 /// The loaded module: the registered file system and the top-level trace
 /// instance it shows, over the patch engine. Fields drop in order: the file
-/// system (and every tracer with it) goes before the engine.
+/// system (and every tracer with it) goes first, then the function_graph
+/// tracers' shadow stacks, then the engine.
 #[pin_data]
 struct Rftrace {
     #[pin]
     fs: rftracefs::Registration,
+    graph: GraphRunning,
     engine: EngineRunning,
+}
+
+/// The function_graph runtime is set up; dropping this tears it down.
+struct GraphRunning;
+
+impl GraphRunning {
+    fn start(module: &'static ThisModule) -> Result<Self> {
+        graph::start(module)?;
+        Ok(GraphRunning)
+    }
+}
+
+impl Drop for GraphRunning {
+    fn drop(&mut self) {
+        graph::stop();
+    }
 }
 
 /// The patch engine is started; dropping this stops it.
@@ -76,6 +97,7 @@ impl Drop for EngineRunning {
 impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let engine = EngineRunning::start(module);
+        let graph = GraphRunning::start(module);
         let top = instance::Instance::new_top();
         if let Ok(top) = &top {
             bench::run(
@@ -86,6 +108,7 @@ impl kernel::InPlaceModule for Rftrace {
         }
         try_pin_init!(Self {
             engine: engine?,
+            graph: graph?,
             fs <- rftracefs::Registration::new(module, top?),
         })
     }

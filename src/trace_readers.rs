@@ -21,8 +21,11 @@ pub(crate) const SNAPSHOT: usize = 1 << 16;
 /// The longest command `snapshot` accepts.
 const MAX_COMMAND: usize = 128;
 
+mod graph_view;
+
 use crate::bindings;
 use crate::instance::Instance;
+use crate::portable::graph_output::Printed;
 use crate::portable::{
     input,
     output::{self, EntryHeader},
@@ -38,6 +41,7 @@ use crate::rftracefs::Stream;
 use crate::ring_buffer::TraceBuffer;
 use crate::symbols::Kallsyms;
 use core::fmt::{self, Write};
+use graph_view::GraphView;
 use kernel::{prelude::*, sync::Arc};
 
 /// `fmt::Write` appending to a `KVec`.
@@ -78,6 +82,38 @@ impl Peeked {
             lost: 0,
             full: false,
         })
+    }
+}
+
+/// Reads `cpu`'s next event into the empty slot `p`, without consuming it.
+fn walk_into(
+    buffer: &TraceBuffer,
+    cpu: usize,
+    walk: &mut RingIter,
+    scratch: &mut [u8; PAGE_SIZE],
+    p: &mut Peeked,
+) {
+    let Some(ring) = buffer.cpu(cpu) else {
+        return;
+    };
+    if let Some(ev) = walk.next(ring, scratch, &mut p.payload[..]) {
+        (p.len, p.ts, p.full) = (ev.len, ev.ts, true);
+    }
+}
+
+/// Consumes `cpu`'s next event into the empty slot `p`.
+fn consume_into(
+    buffer: &TraceBuffer,
+    cpu: usize,
+    cursor: &mut Cursor,
+    scratch: &mut [u8; PAGE_SIZE],
+    p: &mut Peeked,
+) {
+    let Some(ring) = buffer.cpu(cpu) else {
+        return;
+    };
+    if let Some(ev) = ring.consume(cursor, scratch, &mut p.payload[..]) {
+        (p.len, p.ts, p.lost, p.full) = (ev.len, ev.ts, ev.lost, true);
     }
 }
 
@@ -280,6 +316,8 @@ pub(crate) struct TraceFile {
     sources: KVec<(usize, Peeked)>,
     walks: KVec<RingIter>,
     scratch: KVec<KBox<[u8; PAGE_SIZE]>>,
+    /// The function_graph form, when that tracer was current at open.
+    graph: Option<GraphView>,
 }
 
 impl TraceFile {
@@ -318,22 +356,27 @@ impl TraceFile {
             ));
         }
         let options = self.instance.options();
-        if !options.has(trace_options::CONTEXT_INFO) {
-            // Without context, ftrace shows no columns to explain.
-            return fmt_result(write!(Text(text), "# tracer: {tracer}\n#\n"));
-        }
-        if self.latency {
-            fmt_result(write!(Text(text), "# tracer: {tracer}\n#\n"))?;
-            if self.buffer.as_ref().is_none_or(empty) {
-                return Ok(());
-            }
-            let header = output::LatencyHeader {
+        let latency = (self.latency && options.has(trace_options::CONTEXT_INFO)).then(|| {
+            (!self.buffer.as_ref().is_none_or(empty)).then(|| output::LatencyHeader {
                 tracer,
                 release: kernel_release(),
                 entries,
                 written: s.written,
                 preempt_model: preempt_model(),
                 online_cpus: crate::instance::online_cpus(),
+            })
+        });
+        if self.graph.is_some() {
+            return graph_view::write_header(&self.instance, latency, text);
+        }
+        if !options.has(trace_options::CONTEXT_INFO) {
+            // Without context, ftrace shows no columns to explain.
+            return fmt_result(write!(Text(text), "# tracer: {tracer}\n#\n"));
+        }
+        if let Some(latency) = latency {
+            fmt_result(write!(Text(text), "# tracer: {tracer}\n#\n"))?;
+            let Some(header) = latency else {
+                return Ok(());
             };
             return fmt_result(output::write_latency_header(&mut Text(text), &header));
         }
@@ -373,6 +416,7 @@ impl Stream for TraceFile {
             sources: KVec::new(),
             walks: KVec::new(),
             scratch: KVec::new(),
+            graph: None,
         };
         if let (false, Some(buffer)) = (write_only, &buffer) {
             for cpu in cpus_of(buffer, index) {
@@ -380,6 +424,7 @@ impl Stream for TraceFile {
                 this.walks.push(RingIter::new(), GFP_KERNEL)?;
                 this.scratch.push(page_buffer()?, GFP_KERNEL)?;
             }
+            this.graph = GraphView::open(instance, this.sources.len())?;
         }
         Ok(this)
     }
@@ -394,17 +439,16 @@ impl Stream for TraceFile {
         };
         while text.len() < want {
             for (i, (cpu, peeked)) in self.sources.iter_mut().enumerate() {
-                if peeked.full {
+                if peeked.full || self.graph.as_mut().is_some_and(|g| g.take_ahead(i, peeked)) {
                     continue;
                 }
-                let Some(ring) = buffer.cpu(*cpu) else {
-                    continue;
-                };
-                if let Some(ev) =
-                    self.walks[i].next(ring, &mut self.scratch[i], &mut peeked.payload[..])
-                {
-                    (peeked.len, peeked.ts, peeked.full) = (ev.len, ev.ts, true);
-                }
+                walk_into(
+                    buffer,
+                    *cpu,
+                    &mut self.walks[i],
+                    &mut self.scratch[i],
+                    peeked,
+                );
             }
             let Some(i) = oldest(&self.sources) else {
                 break;
@@ -413,7 +457,24 @@ impl Stream for TraceFile {
             let start = self.buffer.as_ref().map_or(0, |b| b.time_start());
             let latency = self.latency.then_some(start);
             let (cpu, peeked) = &mut self.sources[i];
-            render(&self.instance, *cpu, peeked, next, latency, text)?;
+            let printed = match self.graph.as_mut() {
+                Some(graph) => {
+                    if let Some(ahead) = graph.empty_ahead(i) {
+                        walk_into(
+                            buffer,
+                            *cpu,
+                            &mut self.walks[i],
+                            &mut self.scratch[i],
+                            ahead,
+                        );
+                    }
+                    graph.print(&self.instance, i, *cpu, peeked, text)?
+                }
+                None => Printed::Unhandled,
+            };
+            if printed == Printed::Unhandled {
+                render(&self.instance, *cpu, peeked, next, latency, text)?;
+            }
             peeked.full = false;
         }
         Ok(())
@@ -459,25 +520,24 @@ pub(crate) struct TracePipe {
     /// One scratch page per CPU: a cursor reads its page's later events
     /// from the copy it made (see `CpuRing::consume`).
     scratch: KVec<KBox<[u8; PAGE_SIZE]>>,
+    /// The function_graph form, when that tracer was current at open.
+    graph: Option<GraphView>,
 }
 
 impl TracePipe {
     /// Consumes one event into each empty read-ahead slot.
     fn refill(&mut self) {
         for (i, (cpu, peeked)) in self.sources.iter_mut().enumerate() {
-            if peeked.full {
+            if peeked.full || self.graph.as_mut().is_some_and(|g| g.take_ahead(i, peeked)) {
                 continue;
             }
-            let Some(ring) = self.buffer.cpu(*cpu) else {
-                continue;
-            };
-            if let Some(ev) = ring.consume(
+            consume_into(
+                &self.buffer,
+                *cpu,
                 &mut self.cursors[i],
                 &mut self.scratch[i],
-                &mut peeked.payload[..],
-            ) {
-                (peeked.len, peeked.ts, peeked.lost, peeked.full) = (ev.len, ev.ts, ev.lost, true);
-            }
+                peeked,
+            );
         }
     }
 }
@@ -498,12 +558,14 @@ impl Stream for TracePipe {
             sources: KVec::new(),
             cursors: KVec::new(),
             scratch: KVec::new(),
+            graph: None,
         };
         for cpu in cpus_of(&buffer, index) {
             this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
             this.cursors.push(Cursor::new(), GFP_KERNEL)?;
             this.scratch.push(page_buffer()?, GFP_KERNEL)?;
         }
+        this.graph = GraphView::open(instance, this.sources.len())?;
         Ok(this)
     }
 
@@ -517,7 +579,19 @@ impl Stream for TracePipe {
                 let next = next_ts(&self.sources, i);
                 let latency = self.latency.then_some(self.buffer.time_start());
                 let (cpu, peeked) = &mut self.sources[i];
-                render(&self.instance, *cpu, peeked, next, latency, text)?;
+                let printed = match self.graph.as_mut() {
+                    Some(graph) => {
+                        if let Some(ahead) = graph.empty_ahead(i) {
+                            let (cursor, scratch) = (&mut self.cursors[i], &mut self.scratch[i]);
+                            consume_into(&self.buffer, *cpu, cursor, scratch, ahead);
+                        }
+                        graph.print(&self.instance, i, *cpu, peeked, text)?
+                    }
+                    None => Printed::Unhandled,
+                };
+                if printed == Printed::Unhandled {
+                    render(&self.instance, *cpu, peeked, next, latency, text)?;
+                }
                 peeked.full = false;
             }
             if !text.is_empty() {

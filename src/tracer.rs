@@ -15,6 +15,9 @@ pub(crate) enum Kind {
     Nop,
     /// A `function` event per call of each selected function.
     Function,
+    /// `funcgraph_entry` and `funcgraph_exit` events around each traced
+    /// call.
+    FunctionGraph,
 }
 
 /// A tracer rftrace provides.
@@ -40,9 +43,16 @@ pub(crate) static FUNCTION: Tracer = Tracer {
     options: trace_options::FUNCTION_TRACER_OPTIONS,
 };
 
+/// The function_graph tracer.
+pub(crate) static FUNCTION_GRAPH: Tracer = Tracer {
+    name: "function_graph",
+    kind: Kind::FunctionGraph,
+    options: trace_options::FUNCTION_GRAPH_TRACER_OPTIONS,
+};
+
 /// Every tracer, in the order `available_tracers` lists them (the kernel's:
 /// the most recently registered first, `nop` last).
-pub(crate) static ALL: [&Tracer; 2] = [&FUNCTION, &NOP];
+pub(crate) static ALL: [&Tracer; 3] = [&FUNCTION_GRAPH, &FUNCTION, &NOP];
 
 /// The names of [`ALL`], in the same order.
 pub(crate) fn names() -> [&'static str; ALL.len()] {

@@ -11,7 +11,7 @@
 //! the CPU is in the interrupt.
 
 use super::engine::{current_table, Engine};
-use super::handlers::CallContext;
+use super::handlers::{CallContext, SiteRef};
 use super::ENGINE;
 use crate::bindings;
 use crate::cpu_local;
@@ -48,7 +48,7 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
     // SAFETY: tables are freed an RCU grace period after being replaced,
     // and preemption is off here.
     let table = unsafe { &*current_table(engine) };
-    let Some(site) = table.find(ip) else {
+    let Some((segment, site)) = table.find_with_segment(ip) else {
         return;
     };
     let set = site.handlers.load(Acquire);
@@ -63,10 +63,33 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
         preempt_count: guard.preempt_count,
         preempt_off: &guard.preempt_off,
     };
+    let at = SiteRef { segment, site };
     for client in set.clients.iter() {
         // SAFETY: `regs` is the trampoline's frame, alive for this call.
-        client.call(ip, parent_ip, unsafe { &mut *regs }, &cx);
+        client.call(ip, parent_ip, unsafe { &mut *regs }, &at, &cx);
     }
+}
+
+/// Runs `f` in the dispatcher's context (recursion guard taken,
+/// preemption off) for code that trampolines reach other than through a
+/// site: the function_graph tracer's return path. `None`, without running
+/// `f`, when the engine is gone or this context already dispatches.
+#[inline]
+pub(crate) fn guarded<R>(f: impl FnOnce(&CallContext<'_>) -> R) -> Option<R> {
+    let engine = ENGINE.load(Acquire);
+    if engine.is_null() {
+        return None;
+    }
+    // SAFETY: as in `rftrace_fentry_dispatch`: the engine is freed only
+    // after no task can be running in the module's trampolines.
+    let engine = unsafe { &*engine };
+    let guard = RecursionGuard::enter(engine)?;
+    let cx = CallContext {
+        cpu: guard.cpu,
+        preempt_count: guard.preempt_count,
+        preempt_off: &guard.preempt_off,
+    };
+    Some(f(&cx))
 }
 
 /// One context's claim on a CPU's recursion bits, with preemption off.

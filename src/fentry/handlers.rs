@@ -3,7 +3,7 @@
 //! What a site calls: the engine's clients and the sets of them attached to
 //! sites.
 
-use super::sites::SiteInfo;
+use super::sites::{Segment, Site, SiteInfo};
 use crate::bindings;
 use crate::ring_buffer::NoPreempt;
 use kernel::{prelude::*, sync::Arc};
@@ -13,9 +13,31 @@ pub(crate) trait FentryClient: Send + Sync {
     /// Called on every hit of a site the client selected: with preemption
     /// off, RCU-protected, never recursively in one context of one CPU.
     /// `ip` is the call site, `parent_ip` the traced function's return
-    /// address, `regs` the registers at the site, `cx` what the dispatcher
-    /// already knows of the context.
-    fn call(&self, ip: usize, parent_ip: usize, regs: &mut bindings::pt_regs, cx: &CallContext<'_>);
+    /// address, `regs` the registers at the site, `site` the site in the
+    /// engine's table, `cx` what the dispatcher already knows of the
+    /// context.
+    fn call(
+        &self,
+        ip: usize,
+        parent_ip: usize,
+        regs: &mut bindings::pt_regs,
+        site: &SiteRef<'_>,
+        cx: &CallContext<'_>,
+    );
+}
+
+/// The site a call came through, in the table the dispatcher read.
+pub(crate) struct SiteRef<'a> {
+    pub(crate) segment: &'a Segment,
+    pub(crate) site: &'a Site,
+}
+
+impl SiteRef<'_> {
+    /// What filters see of the site.
+    #[inline]
+    pub(crate) fn info(&self) -> SiteInfo<'_> {
+        self.segment.info(self.site)
+    }
 }
 
 /// The context of one dispatch, read once by the dispatcher for all its

@@ -20,8 +20,9 @@ mod modules;
 mod scan;
 mod sites;
 
+pub(crate) use dispatch::guarded;
 pub(crate) use engine::{Engine, UpdateError, UpdateReport};
-pub(crate) use handlers::{CallContext, FentryClient, SiteSelector};
+pub(crate) use handlers::{CallContext, FentryClient, SiteRef, SiteSelector};
 pub(crate) use sites::{Segment, Site, SiteInfo, SiteTable};
 
 use crate::bindings;

@@ -161,13 +161,16 @@ pub(crate) struct SiteTable {
 }
 
 impl SiteTable {
-    /// The site at call address `ip`, if rftrace knows one there. Segments
-    /// are few (vmlinux, which holds most sites, comes first): a scan of
-    /// their ranges is cheaper than a search.
-    pub(crate) fn find(&self, ip: usize) -> Option<&Site> {
-        self.segments
+    /// The site at call address `ip`, if rftrace knows one there, with
+    /// the segment that holds it. Segments are few (vmlinux, which holds
+    /// most sites, comes first): a scan of their ranges is cheaper than a
+    /// search.
+    #[inline]
+    pub(crate) fn find_with_segment(&self, ip: usize) -> Option<(&Segment, &Site)> {
+        let segment = self
+            .segments
             .iter()
-            .find(|s| (s.start..s.end).contains(&ip))?
-            .find(ip)
+            .find(|s| (s.start..s.end).contains(&ip))?;
+        Some((segment, segment.find(ip)?))
     }
 }

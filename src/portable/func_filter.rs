@@ -36,9 +36,7 @@ pub(crate) enum FilterFile {
     /// and function commands.
     Function,
     /// `set_graph_function`, `set_graph_notrace`: patterns only; a `:` is an
-    /// ordinary byte of the pattern. (Those files come with the
-    /// function_graph tracer; until then only the host tests parse them.)
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// ordinary byte of the pattern.
     Graph,
 }
 

@@ -47,6 +47,8 @@ pub(crate) enum InputError {
     /// Tracing every function left out some the kernel's ftrace uses; the
     /// tracer runs on the rest (a warning, not a failure).
     SomeFunctionsBusy,
+    /// Every function_graph tracer slot is in use by other instances.
+    TooManyGraphTracers,
 }
 
 impl InputError {
@@ -72,6 +74,7 @@ impl InputError {
             InputError::SomeFunctionsBusy => {
                 "Functions in use by the kernel's ftrace, a kprobe or BPF were left out"
             }
+            InputError::TooManyGraphTracers => "Too many function_graph tracers running",
         }
     }
 
@@ -86,7 +89,9 @@ impl InputError {
             InputError::NoMemory => ENOMEM,
             InputError::NoSpace => ENOSPC,
             InputError::NoDevice => ENODEV,
-            InputError::FunctionBusy | InputError::SomeFunctionsBusy => EBUSY,
+            InputError::FunctionBusy
+            | InputError::SomeFunctionsBusy
+            | InputError::TooManyGraphTracers => EBUSY,
             _ => EINVAL,
         }
     }

@@ -198,19 +198,7 @@ pub(crate) struct LatencyHeader<'a> {
 /// Writes the `latency-format` header: the latency summary, then the
 /// legend of the latency columns (`print_lat_help_header`).
 pub(crate) fn write_latency_header(out: &mut dyn fmt::Write, h: &LatencyHeader<'_>) -> fmt::Result {
-    writeln!(out, "# {} latency trace v1.1.5 on {}", h.tracer, h.release)?;
-    out.write_str("# --------------------------------------------------------------------\n")?;
-    writeln!(
-        out,
-        "# latency: 0 us, #{}/{}, CPU#0 | (M:{} VP:0, KP:0, SP:0 HP:0 #P:{})",
-        h.entries, h.written, h.preempt_model, h.online_cpus
-    )?;
-    out.write_str(
-        "#    -----------------\n\
-         #    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n\
-         #    -----------------\n\
-         #\n",
-    )?;
+    write_latency_summary(out, h)?;
     out.write_str(
         "#                    _------=> CPU#            \n\
          #                   / _-----=> irqs-off/BH-disabled\n\
@@ -224,9 +212,32 @@ pub(crate) fn write_latency_header(out: &mut dyn fmt::Write, h: &LatencyHeader<'
     )
 }
 
+/// Writes the latency summary that starts a `latency-format` header
+/// (ftrace's `print_trace_header`), without the legend of the columns: the
+/// function_graph tracer follows it with its own.
+pub(crate) fn write_latency_summary(
+    out: &mut dyn fmt::Write,
+    h: &LatencyHeader<'_>,
+) -> fmt::Result {
+    writeln!(out, "# {} latency trace v1.1.5 on {}", h.tracer, h.release)?;
+    out.write_str("# --------------------------------------------------------------------\n")?;
+    writeln!(
+        out,
+        "# latency: 0 us, #{}/{}, CPU#0 | (M:{} VP:0, KP:0, SP:0 HP:0 #P:{})",
+        h.entries, h.written, h.preempt_model, h.online_cpus
+    )?;
+    out.write_str(
+        "#    -----------------\n\
+         #    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n\
+         #    -----------------\n\
+         #\n",
+    )
+}
+
 /// The mark ftrace puts after a latency time stamp for the time to the
-/// next event: `$` over a second, `@` 100 ms, `*` 10 ms, `#` 1 ms,
-/// `!` 100 us, `+` 10 us, else a space.
+/// next event, and before a function_graph duration (`trace_find_mark`):
+/// `$` over a second, `@` 100 ms, `*` 10 ms, `#` 1 ms, `!` 100 us, `+`
+/// 10 us, else a space.
 pub(crate) fn delay_mark(delta_ns: u64) -> char {
     const MARKS: [(u64, char); 6] = [
         (1_000_000_000, '$'),

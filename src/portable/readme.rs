@@ -32,6 +32,11 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 \t\t\t  > replaces the list, >> adds to it, an empty write clears it
   set_ftrace_notrace\t- functions never traced, written as set_ftrace_filter;
 \t\t\t  it wins over set_ftrace_filter
+  set_graph_function\t- function_graph traces only these functions and what
+\t\t\t  they call (everything if empty); written as set_ftrace_filter,
+\t\t\t  patterns only
+  set_graph_notrace\t- function_graph leaves out these functions and what they call
+  max_graph_depth\t- how deep function_graph follows calls (0: no limit)
   set_ftrace_pid\t- only these pids are traced (all if empty)
   set_ftrace_notrace_pid\t- these pids are never traced
 \t\t\t  (options/function-fork: children of listed tasks join them)
@@ -61,10 +66,13 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 \t\t\t  write a name to switch (this empties the buffer)
   events/\t\t- header_page, header_event: the binary page and event format;
 \t\t\t  ftrace/print, ftrace/raw_data: format and id of the marker events;
-\t\t\t  ftrace/function, ftrace/kernel_stack: those of the function tracer
+\t\t\t  ftrace/function, ftrace/kernel_stack: those of the function tracer;
+\t\t\t  ftrace/funcgraph_entry, ftrace/funcgraph_exit: those of function_graph
 
  Tracers (echo NAME > current_tracer):
     nop\t\t- traces nothing
     function\t\t- every call of the functions set_ftrace_filter selects;
 \t\t\t  options/func_stack_trace adds the stack after each call
+    function_graph\t- the entry and return of those calls, shown as a call tree
+\t\t\t  with durations; options/funcgraph-*, options/sleep-time
 ";

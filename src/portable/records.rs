@@ -10,9 +10,11 @@ use super::output::{EntryHeader, ENTRY_HEADER_SIZE};
 use core::fmt;
 
 pub(crate) mod function;
+pub(crate) mod graph;
 pub(crate) mod stack;
 
 use function::TYPE_FUNCTION;
+use graph::{TYPE_GRAPH_ENT, TYPE_GRAPH_RET};
 use stack::TYPE_KERNEL_STACK;
 
 /// Type id of `print` records (`trace_marker` writes; the kernel's
@@ -70,11 +72,21 @@ struct RecordType {
 }
 
 /// Every record type, by type id.
-const RECORD_TYPES: [RecordType; 4] = [
+const RECORD_TYPES: [RecordType; 6] = [
     RecordType {
         kind: TYPE_FUNCTION,
         format: &function::FORMAT,
         functions: &function::FUNCTIONS,
+    },
+    RecordType {
+        kind: TYPE_GRAPH_RET,
+        format: &graph::EXIT_FORMAT,
+        functions: &graph::FUNCTIONS,
+    },
+    RecordType {
+        kind: TYPE_GRAPH_ENT,
+        format: &graph::ENTRY_FORMAT,
+        functions: &graph::FUNCTIONS,
     },
     RecordType {
         kind: TYPE_KERNEL_STACK,
@@ -93,6 +105,12 @@ const RECORD_TYPES: [RecordType; 4] = [
     },
 ];
 
+/// Every record type rftrace writes, as (event name, type id): the
+/// `events/ftrace/` directories.
+pub(crate) fn event_types() -> impl Iterator<Item = (&'static str, u16)> {
+    RECORD_TYPES.iter().map(|t| (t.format.name, t.kind))
+}
+
 /// Record type `kind`; `None` for a type rftrace does not write.
 fn record_type(kind: u16) -> Option<&'static RecordType> {
     RECORD_TYPES.iter().find(|t| t.kind == kind)
@@ -103,8 +121,9 @@ fn format_of(kind: u16) -> Option<&'static EventFormat> {
     record_type(kind).map(|t| t.format)
 }
 
-/// The `format` file of record type `kind` (`function`, `kernel_stack`,
-/// `print` or `raw_data`), in the kernel's layout: the common fields, the
+/// The `format` file of record type `kind` (`function`,
+/// `funcgraph_entry`, `funcgraph_exit`, `kernel_stack`, `print` or
+/// `raw_data`), in the kernel's layout: the common fields, the
 /// event's own, the print format. `None` for other types.
 pub(crate) fn write_format(out: &mut dyn fmt::Write, kind: u16) -> Option<fmt::Result> {
     let format = format_of(kind)?;
@@ -416,6 +435,12 @@ fn print_trace(out: &mut dyn fmt::Write, record: &[u8], cx: &PrintContext<'_>) -
     Ok(())
 }
 
+/// Writes a `print` record's text alone, as it stands (the kernel's
+/// `trace_print_printk_msg_only`).
+pub(crate) fn write_print_message(out: &mut dyn fmt::Write, record: &[u8]) -> fmt::Result {
+    write_lossy(out, print_text(record))
+}
+
 /// `print`'s raw form: `# <ip> <text>` (`trace_print_raw`).
 fn print_raw(out: &mut dyn fmt::Write, record: &[u8], _: &PrintContext<'_>) -> fmt::Result {
     write!(out, "# {:x} ", print_ip(record))?;
@@ -692,6 +717,24 @@ mod tests {
             );
             assert_eq!(s, expect);
         }
+    }
+
+    #[test]
+    fn print_message_alone() {
+        let header = EntryHeader {
+            kind: TYPE_PRINT,
+            flags: 0,
+            preempt_count: 0,
+            pid: 9,
+        };
+        let mut rec = vec![0u8; print_record_size(b"a\x1bb")];
+        encode_print(&mut rec, header, 0x1004, b"a\x1bb");
+        let mut s = String::new();
+        assert!(write_print_message(&mut s, &rec).is_ok());
+        assert_eq!(s, "a?b\n");
+        s.clear();
+        assert!(write_print_message(&mut s, &rec[..12]).is_ok());
+        assert_eq!(s, "");
     }
 
     #[test]

@@ -1,76 +1,134 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The general trace options (`trace_options` and `options/`).
+//! The trace options (`trace_options` and `options/`): the general ones and
+//! each tracer's own.
 //!
 //! Names, defaults and order are the kernel's. Options are kept as bits of a
-//! `u32` so the recording path can test them with one atomic load.
+//! `u64` so the recording path can test them with one atomic load: the
+//! general options take the low 32 bits, the tracers' own options the high
+//! ones.
 
 use super::input::{self, InputError};
 
-/// One general trace option.
+/// One trace option, general or a tracer's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TraceOption {
     /// The name in `trace_options` and `options/`.
     pub(crate) name: &'static str,
     /// The bit in [`OptionSet`].
-    pub(crate) bit: u32,
+    pub(crate) bit: u64,
     /// Whether it is on in a new instance.
     pub(crate) default: bool,
 }
 
 macro_rules! trace_options {
-    ($($ident:ident = $bit:literal, $name:literal, $default:literal;)*) => {
+    ($(#[doc = $list_doc:literal])* $list:ident {
+        $(
+            $(#[doc = $first:literal] $(#[doc = $more:literal])*)?
+            $ident:ident = $bit:literal, $name:literal, $default:literal;
+        )*
+    }) => {
         $(
             #[doc = concat!("The `", $name, "` option.")]
+            $(#[doc = ""] #[doc = $first] $(#[doc = $more])*)?
             pub(crate) const $ident: TraceOption =
                 TraceOption { name: $name, bit: 1 << $bit, default: $default };
         )*
-        /// Every option, in the order `trace_options` lists them.
-        pub(crate) const ALL: &[TraceOption] = &[$($ident),*];
+        $(#[doc = $list_doc])*
+        pub(crate) const $list: &[TraceOption] = &[$($ident),*];
     };
 }
 
 trace_options! {
-    PRINT_PARENT = 0, "print-parent", true;
-    SYM_OFFSET = 1, "sym-offset", false;
-    SYM_ADDR = 2, "sym-addr", false;
-    RAW = 3, "raw", false;
-    HEX = 4, "hex", false;
-    BIN = 5, "bin", false;
-    CONTEXT_INFO = 6, "context-info", true;
-    LATENCY_FORMAT = 7, "latency-format", false;
-    RECORD_CMD = 8, "record-cmd", true;
-    OVERWRITE = 9, "overwrite", true;
-    IRQ_INFO = 10, "irq-info", true;
-    MARKERS = 11, "markers", true;
-    FUNCTION_TRACE = 12, "function-trace", true;
-    FUNCTION_FORK = 13, "function-fork", false;
+    /// Every general option, in the order `trace_options` lists them.
+    ALL {
+        PRINT_PARENT = 0, "print-parent", true;
+        SYM_OFFSET = 1, "sym-offset", false;
+        SYM_ADDR = 2, "sym-addr", false;
+        RAW = 3, "raw", false;
+        HEX = 4, "hex", false;
+        BIN = 5, "bin", false;
+        CONTEXT_INFO = 6, "context-info", true;
+        LATENCY_FORMAT = 7, "latency-format", false;
+        RECORD_CMD = 8, "record-cmd", true;
+        OVERWRITE = 9, "overwrite", true;
+        IRQ_INFO = 10, "irq-info", true;
+        MARKERS = 11, "markers", true;
+        FUNCTION_TRACE = 12, "function-trace", true;
+        FUNCTION_FORK = 13, "function-fork", false;
+    }
 }
 
-/// `func_stack_trace`: the function tracer records a stack trace after
-/// each function event.
-pub(crate) const FUNC_STACK_TRACE: TraceOption = TraceOption {
-    name: "func_stack_trace",
-    bit: 1 << 24,
-    default: false,
-};
+trace_options! {
+    /// The function tracer's own options.
+    FUNCTION_TRACER_OPTIONS {
+        /// The function tracer records a stack trace after each function
+        /// event.
+        FUNC_STACK_TRACE = 32, "func_stack_trace", false;
+    }
+}
 
-/// The function tracer's own options.
-pub(crate) const FUNCTION_TRACER_OPTIONS: &[TraceOption] = &[FUNC_STACK_TRACE];
+trace_options! {
+    /// The function_graph tracer's own options, in the kernel's order
+    /// (`trace_opts[]` of a kernel with `CONFIG_FUNCTION_GRAPH_RETVAL` and
+    /// without `CONFIG_FUNCTION_GRAPH_RETADDR` and
+    /// `CONFIG_FUNCTION_TRACE_ARGS`).
+    FUNCTION_GRAPH_TRACER_OPTIONS {
+        /// A return shows the task's overrun count, ` (Overruns: N)`.
+        FUNCGRAPH_OVERRUN = 33, "funcgraph-overrun", false;
+        /// Lines start with the CPU column, ` 1) `.
+        FUNCGRAPH_CPU = 34, "funcgraph-cpu", true;
+        /// Durations carry the overhead mark (`+`, `!`, `#`, `*`, `@`, `$`).
+        FUNCGRAPH_OVERHEAD = 35, "funcgraph-overhead", true;
+        /// Lines show the task, `comm-pid`.
+        FUNCGRAPH_PROC = 36, "funcgraph-proc", false;
+        /// Lines show the duration column.
+        FUNCGRAPH_DURATION = 37, "funcgraph-duration", true;
+        /// Lines start with the event's time stamp.
+        FUNCGRAPH_ABSTIME = 38, "funcgraph-abstime", false;
+        /// Functions run in interrupts are traced and shown; off, the
+        /// printer also skips whatever an irq-entry function runs.
+        FUNCGRAPH_IRQS = 39, "funcgraph-irqs", true;
+        /// Every closing brace names its function, `} /* func */`.
+        FUNCGRAPH_TAIL = 40, "funcgraph-tail", false;
+        /// Returns show the return value, `/* ret=0x0 */`.
+        FUNCGRAPH_RETVAL = 41, "funcgraph-retval", false;
+        /// Return values always print in hex (not as an error number).
+        FUNCGRAPH_RETVAL_HEX = 42, "funcgraph-retval-hex", false;
+        /// Durations include the time the task slept.
+        SLEEP_TIME = 43, "sleep-time", true;
+    }
+}
 
 /// The options of every tracer, which each have a file in `options/` (a
-/// tracer's options are listed in `trace_options` only while it runs).
-pub(crate) const TRACER_OPTIONS: &[TraceOption] = FUNCTION_TRACER_OPTIONS;
+/// tracer's options are listed in `trace_options` only while it runs):
+/// [`FUNCTION_TRACER_OPTIONS`], then [`FUNCTION_GRAPH_TRACER_OPTIONS`].
+pub(crate) const TRACER_OPTIONS: &[TraceOption] = &[
+    FUNC_STACK_TRACE,
+    FUNCGRAPH_OVERRUN,
+    FUNCGRAPH_CPU,
+    FUNCGRAPH_OVERHEAD,
+    FUNCGRAPH_PROC,
+    FUNCGRAPH_DURATION,
+    FUNCGRAPH_ABSTIME,
+    FUNCGRAPH_IRQS,
+    FUNCGRAPH_TAIL,
+    FUNCGRAPH_RETVAL,
+    FUNCGRAPH_RETVAL_HEX,
+    SLEEP_TIME,
+];
 
 /// A set of options, one bit each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct OptionSet(pub(crate) u32);
+pub(crate) struct OptionSet(pub(crate) u64);
 
 impl OptionSet {
-    /// The options a new instance starts with.
+    /// The options a new instance starts with: the general options' and
+    /// every tracer's defaults.
     pub(crate) fn defaults() -> Self {
         OptionSet(
             ALL.iter()
+                .chain(TRACER_OPTIONS)
                 .filter(|o| o.default)
                 .fold(0, |bits, o| bits | o.bit),
         )
@@ -130,7 +188,7 @@ mod tests {
 
     #[test]
     fn bits_are_distinct() {
-        let all = ALL.iter().chain(TRACER_OPTIONS).fold(0u32, |acc, o| {
+        let all = ALL.iter().chain(TRACER_OPTIONS).fold(0u64, |acc, o| {
             assert_eq!(acc & o.bit, 0, "{} reuses a bit", o.name);
             acc | o.bit
         });
@@ -164,6 +222,56 @@ mod tests {
         );
         assert!(!OptionSet::defaults().has(FUNCTION_FORK));
         assert!(OptionSet::defaults().has(FUNCTION_TRACE));
+    }
+
+    #[test]
+    fn function_graph_options_match_the_kernel() {
+        let listed: Vec<(&str, bool)> = FUNCTION_GRAPH_TRACER_OPTIONS
+            .iter()
+            .map(|o| (o.name, o.default))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("funcgraph-overrun", false),
+                ("funcgraph-cpu", true),
+                ("funcgraph-overhead", true),
+                ("funcgraph-proc", false),
+                ("funcgraph-duration", true),
+                ("funcgraph-abstime", false),
+                ("funcgraph-irqs", true),
+                ("funcgraph-tail", false),
+                ("funcgraph-retval", false),
+                ("funcgraph-retval-hex", false),
+                ("sleep-time", true),
+            ]
+        );
+        let set = OptionSet::defaults();
+        for option in FUNCTION_GRAPH_TRACER_OPTIONS {
+            assert_eq!(set.has(*option), option.default, "{}", option.name);
+        }
+        assert!(!set.has(FUNC_STACK_TRACE));
+        assert_eq!(
+            parse_setting(b"nofuncgraph-cpu", FUNCTION_GRAPH_TRACER_OPTIONS),
+            Ok((FUNCGRAPH_CPU, false))
+        );
+        assert_eq!(
+            parse_setting(b"funcgraph-cpu", FUNCTION_TRACER_OPTIONS),
+            Err(InputError::UnknownValue)
+        );
+    }
+
+    #[test]
+    fn tracer_options_are_every_tracers() {
+        let every: Vec<TraceOption> = FUNCTION_TRACER_OPTIONS
+            .iter()
+            .chain(FUNCTION_GRAPH_TRACER_OPTIONS)
+            .copied()
+            .collect();
+        assert_eq!(TRACER_OPTIONS, every.as_slice());
+        // General options in the low word, tracers' in the high one.
+        assert!(ALL.iter().all(|o| o.bit < 1 << 32));
+        assert!(TRACER_OPTIONS.iter().all(|o| o.bit >= 1 << 32));
     }
 
     #[test]

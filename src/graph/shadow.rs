@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One task's shadow stack: the real return addresses of the calls whose
+//! return the function_graph tracer hooked, innermost last.
+//!
+//! Only the task itself pushes and pops, on whatever CPU it runs, with
+//! preemption off; interrupts and NMIs on that CPU nest on the same stack,
+//! strictly last in, first out, and leave it as they found it. So a push
+//! reserves its frame (the depth goes up) before filling it, and a pop
+//! copies its frame out before giving it back: a nested push never
+//! overwrites a frame in use. Compiler fences order the steps; no other
+//! CPU looks at a running task's stack.
+
+use core::cell::UnsafeCell;
+use core::sync::atomic::{compiler_fence, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// How many hooked calls a task may have pending at once; deeper calls
+/// are not hooked (and counted).
+pub(crate) const MAX_FRAMES: usize = 80;
+
+/// The number of function_graph tracers that can run at once (one per
+/// instance); each keeps its own per-task state.
+pub(crate) const MAX_TRACERS: usize = 4;
+
+/// A task is inside a function of `set_graph_function` (for this tracer).
+pub(crate) const IN_GRAPH: u32 = 1 << 0;
+/// A task is inside a function of `set_graph_notrace`: nothing is traced.
+pub(crate) const NOTRACE: u32 = 1 << 1;
+/// The `set_graph_function` function was entered in a hard interrupt: its
+/// subtree is traced even with `funcgraph-irqs` off.
+pub(crate) const GRAPH_IN_IRQ: u32 = 1 << 2;
+
+/// The low bits of a flags word are flags, the high ones the generation
+/// of the tracer run that set them.
+const FLAG_BITS: u32 = 8;
+const FLAG_MASK: u32 = (1 << FLAG_BITS) - 1;
+const GENERATION_MASK: u32 = u32::MAX >> FLAG_BITS;
+
+/// One hooked call.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Frame {
+    /// Where the call returns to.
+    pub(crate) ret: usize,
+    /// The stack slot that held `ret` (the trampoline's address is there
+    /// now); a return finds its frame by it.
+    pub(crate) slot: usize,
+    /// The traced function's call site, as its events name it.
+    pub(crate) func: usize,
+    /// When the call was entered, on the tracer's clock.
+    pub(crate) calltime: u64,
+    /// The task's time scheduled out so far ([`TaskStack::slept`]) when
+    /// the call was entered.
+    pub(crate) slept: u64,
+    /// The tracer that hooked the call ([`MAX_TRACERS`] slots)...
+    pub(crate) tracer: u8,
+    /// ... in which of the slot's runs.
+    pub(crate) generation: u32,
+    /// What the return must do: [`Frame::RECORD`], [`Frame::ENDS_NOTRACE`],
+    /// [`Frame::ENDS_GRAPH`].
+    pub(crate) role: u8,
+}
+
+impl Frame {
+    /// The return writes a `funcgraph_exit` event.
+    pub(crate) const RECORD: u8 = 1 << 0;
+    /// The call entered a `set_graph_notrace` function: its return ends
+    /// the untraced subtree.
+    pub(crate) const ENDS_NOTRACE: u8 = 1 << 1;
+    /// The call entered a `set_graph_function` function: its return ends
+    /// the traced subtree.
+    pub(crate) const ENDS_GRAPH: u8 = 1 << 2;
+}
+
+/// A task's shadow stack.
+///
+/// # Invariants
+///
+/// `frames[..depth]` are the task's pending hooked calls. Only code
+/// running as the owning task (or, once the task is dead or not running,
+/// the code that frees or inspects it under the registry's rules) touches
+/// `frames`.
+pub(crate) struct TaskStack {
+    depth: AtomicU32,
+    /// Per tracer: [`IN_GRAPH`], [`NOTRACE`], [`GRAPH_IN_IRQ`], tagged
+    /// with the tracer run's generation.
+    flags: [AtomicU32; MAX_TRACERS],
+    /// When the task was last scheduled out (`local_clock`), 0 while it
+    /// runs; kept while a function_graph tracer runs.
+    sleep_start: AtomicU64,
+    /// The task's time scheduled out so far, in ns (for `nosleep-time`).
+    slept: AtomicU64,
+    frames: UnsafeCell<[Frame; MAX_FRAMES]>,
+}
+
+// SAFETY: `frames` is only touched by its task (the type invariant), which
+// runs on one CPU at a time; everything else is atomic.
+unsafe impl Sync for TaskStack {}
+// SAFETY: as above.
+unsafe impl Send for TaskStack {}
+
+impl TaskStack {
+    /// Makes the stack empty again, for another task. Only for a stack no
+    /// task uses.
+    pub(crate) fn reset(&self) {
+        self.depth.store(0, Relaxed);
+        self.flags.iter().for_each(|f| f.store(0, Relaxed));
+        self.sleep_start.store(0, Relaxed);
+        self.slept.store(0, Relaxed);
+    }
+
+    /// The task's time scheduled out so far.
+    #[inline]
+    pub(crate) fn slept(&self) -> u64 {
+        self.slept.load(Relaxed)
+    }
+
+    /// The task is scheduled out at `now`. Only in the switch away from it.
+    pub(crate) fn scheduled_out(&self, now: u64) {
+        self.sleep_start.store(now, Relaxed);
+    }
+
+    /// The task is scheduled in at `now`. Only in the switch to it.
+    pub(crate) fn scheduled_in(&self, now: u64) {
+        let start = self.sleep_start.swap(0, Relaxed);
+        if start != 0 && now > start {
+            self.slept.fetch_add(now - start, Relaxed);
+        }
+    }
+
+    /// The number of pending hooked calls.
+    #[inline]
+    pub(crate) fn depth(&self) -> usize {
+        self.depth.load(Relaxed) as usize
+    }
+
+    /// Tracer `tracer`'s flags for this task, as its run `generation`
+    /// left them: flags a tracer that ran before in the slot left are
+    /// seen as none.
+    #[inline]
+    pub(crate) fn flags(&self, tracer: u8, generation: u32) -> u32 {
+        let word = self
+            .flags
+            .get(usize::from(tracer))
+            .map_or(0, |f| f.load(Relaxed));
+        if word >> FLAG_BITS == generation & GENERATION_MASK {
+            word & FLAG_MASK
+        } else {
+            0
+        }
+    }
+
+    /// Sets (`on`) or clears `bits` of tracer `tracer`'s flags, for its
+    /// run `generation`. A nested context changes them only in pairs that
+    /// restore them, so a plain read-modify-write of the owning task is
+    /// enough.
+    #[inline]
+    pub(crate) fn set_flags(&self, tracer: u8, generation: u32, bits: u32, on: bool) {
+        if let Some(f) = self.flags.get(usize::from(tracer)) {
+            let old = self.flags(tracer, generation);
+            let new = if on { old | bits } else { old & !bits };
+            f.store(((generation & GENERATION_MASK) << FLAG_BITS) | new, Relaxed);
+        }
+    }
+
+    /// Pushes `frame`; returns its depth, or `None` when the stack is
+    /// full. Only the owning task, with preemption off.
+    #[inline]
+    pub(crate) fn push(&self, frame: Frame) -> Option<usize> {
+        let depth = self.depth();
+        if depth >= MAX_FRAMES {
+            return None;
+        }
+        // Reserve first: an interrupt from here on pushes above.
+        self.depth.store(depth as u32 + 1, Relaxed);
+        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: `depth` is below `MAX_FRAMES`, reserved for this call;
+        // only the owning task runs this (the invariant).
+        unsafe { (*self.frames.get())[depth] = frame };
+        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        Some(depth)
+    }
+
+    /// Pops the frame of the return whose slot ends at `slot_end` (the
+    /// stack pointer after the `ret`), with its depth. Frames above it
+    /// (calls that never returned through the trampoline) are dropped;
+    /// their number is the third value. `None` if no frame has that slot.
+    /// Only the owning task, with preemption off.
+    #[inline]
+    pub(crate) fn pop(&self, slot_end: usize) -> Option<(Frame, usize, usize)> {
+        let depth = self.depth();
+        // SAFETY: only the owning task touches the frames (the invariant);
+        // `depth` is at most `MAX_FRAMES`.
+        let frames = unsafe { &*self.frames.get() };
+        let (index, frame) = frames
+            .get(..depth)?
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, f)| f.slot.wrapping_add(8) == slot_end)?;
+        let frame = *frame;
+        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        self.depth.store(index as u32, Relaxed);
+        Some((frame, index, depth - index - 1))
+    }
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Probes on the scheduler's task tracepoints: `sched_process_fork` (a
+//! task made a child, before the child first runs), `sched_process_free`
+//! (a task's last reference is about to go: it will never run again) and
+//! `sched_switch`.
+//!
+//! Users are the pid filters' `function-fork` option and the
+//! function_graph tracer's shadow stacks.
+
+use crate::bindings;
+use core::ffi::c_void;
+use core::marker::PhantomData;
+use kernel::{c_str, prelude::*, str::CStr};
+
+/// What a user of [`TaskEventProbes`] does on each event. Both are called
+/// from tracepoints: with preemption off, and for `freed` possibly from an
+/// RCU callback; neither may sleep.
+pub(crate) trait TaskEvents: Sync {
+    /// `parent` forked `child`; `child` has not run yet.
+    fn forked(&self, parent: *mut bindings::task_struct, child: *mut bindings::task_struct);
+    /// `task` is being freed and will never run again.
+    fn freed(&self, task: *mut bindings::task_struct);
+}
+
+/// Both probes, registered with a `T` as their data.
+///
+/// # Invariants
+///
+/// While registered, `data` points at a `T` that outlives the
+/// registration (the owner drops the probes first).
+pub(crate) struct TaskEventProbes<T: TaskEvents> {
+    fork: *mut bindings::tracepoint,
+    free: *mut bindings::tracepoint,
+    data: *const T,
+    _events: PhantomData<T>,
+}
+
+// SAFETY: the tracepoints are kernel objects; `data` is `Sync`.
+unsafe impl<T: TaskEvents> Send for TaskEventProbes<T> {}
+// SAFETY: as above.
+unsafe impl<T: TaskEvents> Sync for TaskEventProbes<T> {}
+
+impl<T: TaskEvents> TaskEventProbes<T> {
+    /// Starts calling `data` on forks and frees.
+    ///
+    /// # Safety
+    ///
+    /// `data` must outlive the returned value.
+    pub(crate) unsafe fn start(data: &T) -> Result<Self> {
+        let fork = find_tracepoint(c_str!("sched_process_fork")).ok_or(ENOENT)?;
+        let free = find_tracepoint(c_str!("sched_process_free")).ok_or(ENOENT)?;
+        let data: *const T = data;
+        // SAFETY: the probe's signature is the tracepoint's, with the data
+        // pointer first; `data` outlives the registration (the caller's
+        // guarantee).
+        let ret = unsafe {
+            bindings::tracepoint_probe_register(
+                fork,
+                fork_probe::<T> as *mut c_void,
+                data.cast_mut().cast(),
+            )
+        };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        // SAFETY: as above.
+        let ret = unsafe {
+            bindings::tracepoint_probe_register(
+                free,
+                free_probe::<T> as *mut c_void,
+                data.cast_mut().cast(),
+            )
+        };
+        if ret != 0 {
+            // SAFETY: registered just above with the same arguments.
+            unsafe {
+                bindings::tracepoint_probe_unregister(
+                    fork,
+                    fork_probe::<T> as *mut c_void,
+                    data.cast_mut().cast(),
+                );
+                bindings::rft_tracepoint_synchronize_unregister();
+            }
+            return Err(Error::from_errno(ret));
+        }
+        Ok(TaskEventProbes {
+            fork,
+            free,
+            data,
+            _events: PhantomData,
+        })
+    }
+}
+
+impl<T: TaskEvents> Drop for TaskEventProbes<T> {
+    /// Unregisters both probes; when this returns none runs any more.
+    fn drop(&mut self) {
+        let data = self.data.cast_mut().cast();
+        // SAFETY: registered in `start` with these arguments; after the
+        // synchronization no probe runs with `data` any more.
+        unsafe {
+            bindings::tracepoint_probe_unregister(self.fork, fork_probe::<T> as *mut c_void, data);
+            bindings::tracepoint_probe_unregister(self.free, free_probe::<T> as *mut c_void, data);
+            bindings::rft_tracepoint_synchronize_unregister();
+        }
+    }
+}
+
+/// `sched_process_fork` probe.
+///
+/// # Safety
+///
+/// Called by the tracepoint with the `T` given at registration and live
+/// tasks.
+unsafe extern "C" fn fork_probe<T: TaskEvents>(
+    data: *mut c_void,
+    parent: *mut bindings::task_struct,
+    child: *mut bindings::task_struct,
+) {
+    // SAFETY: registered with a live `T` (the `TaskEventProbes`
+    // invariant).
+    let events = unsafe { &*data.cast::<T>() };
+    events.forked(parent, child);
+}
+
+/// `sched_process_free` probe.
+///
+/// # Safety
+///
+/// As [`fork_probe`].
+unsafe extern "C" fn free_probe<T: TaskEvents>(
+    data: *mut c_void,
+    task: *mut bindings::task_struct,
+) {
+    // SAFETY: as in `fork_probe`.
+    let events = unsafe { &*data.cast::<T>() };
+    events.freed(task);
+}
+
+/// What a user of [`SwitchProbe`] does at each context switch: called
+/// from the scheduler with interrupts off, on the CPU that switches, while
+/// `prev` is still current; it may not sleep.
+pub(crate) trait TaskSwitch: Sync {
+    /// The CPU switches from `prev` to `next`.
+    fn switched(&self, prev: *mut bindings::task_struct, next: *mut bindings::task_struct);
+}
+
+/// A probe on `sched_switch`, registered with a `T` as its data.
+///
+/// # Invariants
+///
+/// While registered, `data` points at a `T` that outlives the
+/// registration.
+pub(crate) struct SwitchProbe<T: TaskSwitch> {
+    switch: *mut bindings::tracepoint,
+    data: *const T,
+}
+
+// SAFETY: the tracepoint is a kernel object; `data` is `Sync`.
+unsafe impl<T: TaskSwitch> Send for SwitchProbe<T> {}
+// SAFETY: as above.
+unsafe impl<T: TaskSwitch> Sync for SwitchProbe<T> {}
+
+impl<T: TaskSwitch> SwitchProbe<T> {
+    /// Starts calling `data` at every context switch.
+    ///
+    /// # Safety
+    ///
+    /// `data` must outlive the returned value.
+    pub(crate) unsafe fn start(data: &T) -> Result<Self> {
+        let switch = find_tracepoint(c_str!("sched_switch")).ok_or(ENOENT)?;
+        let data: *const T = data;
+        // SAFETY: the probe's signature is the tracepoint's, with the data
+        // pointer first; `data` outlives the registration.
+        let ret = unsafe {
+            bindings::tracepoint_probe_register(
+                switch,
+                switch_probe::<T> as *mut c_void,
+                data.cast_mut().cast(),
+            )
+        };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        Ok(SwitchProbe { switch, data })
+    }
+}
+
+impl<T: TaskSwitch> Drop for SwitchProbe<T> {
+    /// Unregisters the probe; when this returns it runs no more.
+    fn drop(&mut self) {
+        // SAFETY: registered in `start` with these arguments.
+        unsafe {
+            bindings::tracepoint_probe_unregister(
+                self.switch,
+                switch_probe::<T> as *mut c_void,
+                self.data.cast_mut().cast(),
+            );
+            bindings::rft_tracepoint_synchronize_unregister();
+        }
+    }
+}
+
+/// `sched_switch` probe.
+///
+/// # Safety
+///
+/// Called by the tracepoint with the `T` given at registration and live
+/// tasks.
+unsafe extern "C" fn switch_probe<T: TaskSwitch>(
+    data: *mut c_void,
+    _preempt: bool,
+    prev: *mut bindings::task_struct,
+    next: *mut bindings::task_struct,
+    _prev_state: u32,
+) {
+    // SAFETY: registered with a live `T` (the `SwitchProbe` invariant).
+    let events = unsafe { &*data.cast::<T>() };
+    events.switched(prev, next);
+}
+
+/// The kernel tracepoint called `name`.
+fn find_tracepoint(name: &CStr) -> Option<*mut bindings::tracepoint> {
+    struct Search<'a> {
+        name: &'a CStr,
+        found: *mut bindings::tracepoint,
+    }
+    /// # Safety
+    ///
+    /// `tp` is a live tracepoint, `private` the `Search` of this call.
+    unsafe extern "C" fn visit(tp: *mut bindings::tracepoint, private: *mut c_void) {
+        // SAFETY: `private` is the `Search` below; `tp` is a live
+        // tracepoint with a NUL-terminated name.
+        let (search, tp_name) = unsafe {
+            (
+                &mut *private.cast::<Search<'_>>(),
+                CStr::from_char_ptr((*tp).name),
+            )
+        };
+        if tp_name == search.name {
+            search.found = tp;
+        }
+    }
+    let mut search = Search {
+        name,
+        found: core::ptr::null_mut(),
+    };
+    // SAFETY: `visit` only touches `search`, alive for the call.
+    unsafe {
+        bindings::for_each_kernel_tracepoint(Some(visit), core::ptr::from_mut(&mut search).cast())
+    };
+    (!search.found.is_null()).then_some(search.found)
+}
