@@ -387,8 +387,12 @@ impl TaskStacks {
     /// Asks for a refill if the pool runs low.
     fn refill_if_low(self: &Arc<Self>, left: usize) {
         if left < POOL_LOW {
+            // SAFETY: `system_dfl_wq` is a kernel global that lives
+            // forever (the unbound queue `system_unbound_wq` is deprecated
+            // in its favour).
+            let queue = unsafe { workqueue::Queue::from_raw(kernel::bindings::system_dfl_wq) };
             // Already queued is fine: the queued run refills.
-            let _ = workqueue::system().enqueue(self.clone());
+            let _ = queue.enqueue(self.clone());
         }
     }
 }
