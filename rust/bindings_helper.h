@@ -58,6 +58,11 @@ const unsigned long RFT_FTRACE_FL_DISABLED = FTRACE_FL_DISABLED;
 const unsigned long RFT_FTRACE_FL_DIRECT = FTRACE_FL_DIRECT;
 const unsigned long RFT_FTRACE_FL_DIRECT_EN = FTRACE_FL_DIRECT_EN;
 const unsigned long RFT_FTRACE_REF_MAX = FTRACE_REF_MAX;
+/* Where the recording path reads the current task's pid and flags. */
+const unsigned long RFT_TASK_PID_OFFSET = offsetof(struct task_struct, pid);
+const unsigned long RFT_TASK_TI_FLAGS_OFFSET =
+	offsetof(struct task_struct, thread_info) + offsetof(struct thread_info, flags);
+const unsigned long RFT_TIF_NEED_RESCHED = TIF_NEED_RESCHED;
 const unsigned long RFT_FTRACE_OPS_FL_ENABLED = FTRACE_OPS_FL_ENABLED;
 const unsigned long RFT_FTRACE_OPS_FL_SAVE_REGS = FTRACE_OPS_FL_SAVE_REGS;
 const unsigned long RFT_FTRACE_OPS_FL_IPMODIFY = FTRACE_OPS_FL_IPMODIFY;

@@ -116,10 +116,6 @@ bool rft_irqs_disabled(void)
 	return irqs_disabled();
 }
 
-bool rft_need_resched(void)
-{
-	return tif_need_resched();
-}
 
 unsigned int rft_num_online_cpus(void)
 {
@@ -171,10 +167,6 @@ void rft_current_comm(char *buf)
 	buf[TASK_COMM_LEN - 1] = '\0';
 }
 
-int rft_current_pid(void)
-{
-	return current->pid;
-}
 
 size_t rft_iov_iter_count(const struct iov_iter *i)
 {

@@ -27,7 +27,6 @@ void rft_preempt_enable_notrace(void);
 unsigned int rft_smp_processor_id(void);
 unsigned int rft_preempt_count(void);
 bool rft_irqs_disabled(void);
-bool rft_need_resched(void);
 unsigned int rft_num_online_cpus(void);
 bool rft_cpu_online(unsigned int cpu);
 
@@ -42,7 +41,6 @@ void rft_init_irq_work(struct irq_work *work, void (*func)(struct irq_work *));
 int rft_wait_event_interruptible(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg);
 void rft_poll_wait(struct file *file, struct wait_queue_head *wq, struct poll_table_struct *pt);
 void rft_current_comm(char *buf);
-int rft_current_pid(void);
 
 struct iov_iter;
 size_t rft_iov_iter_count(const struct iov_iter *i);

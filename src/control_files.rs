@@ -254,11 +254,12 @@ static PID_FILTER: Attribute = Attribute {
 };
 
 /// `max_graph_depth`: how deep function_graph follows calls, 0 for no
-/// limit (a decimal number, as the kernel's `kstrtoul(.., 10, ..)` reads).
+/// limit (a decimal number, read strictly as the kernel's
+/// `kstrtoul(.., 10, ..)`: no blanks around it).
 static MAX_GRAPH_DEPTH: Attribute = Attribute {
     show: |inst, _, out| writeln!(out, "{}", inst.max_graph_depth()),
     store: Some(|inst, _, text| {
-        let depth = input::parse_u64(text)?;
+        let depth = input::parse_kstrtoul(text)?;
         inst.set_max_graph_depth(u32::try_from(depth).map_err(|_| InputError::BadNumber)?);
         Ok(())
     }),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The current CPU's preemption count, id and interrupt flag, read and
-//! changed with the instructions the kernel's own inline functions compile
-//! to on x86-64 (`this_cpu_read(cpu_number)`, `preempt_disable_notrace()`,
+//! The current CPU's preemption count, id and interrupt flag, and the
+//! current task's address, pid and resched flag, read and changed with the
+//! instructions the kernel's own inline functions compile to on x86-64
+//! (`this_cpu_read(cpu_number)`, `preempt_disable_notrace()`, `current`,
 //! ...).
 //!
 //! The patch engine's dispatcher and the recording path use these on every
@@ -75,6 +76,26 @@ pub(crate) fn current_task() -> usize {
         )
     };
     task
+}
+
+/// `current->pid`: the running task's id.
+#[inline(always)]
+pub(crate) fn current_pid() -> i32 {
+    let field = current_task() + crate::bindings::RFT_TASK_PID_OFFSET;
+    // SAFETY: `current` is a live `task_struct`, whose `pid` (an `int`)
+    // is at that offset; a task reads its own, which only it changes.
+    unsafe { core::ptr::read_volatile(field as *const i32) }
+}
+
+/// `tif_need_resched()`: whether the running task is to be rescheduled.
+#[inline(always)]
+pub(crate) fn need_resched() -> bool {
+    let field = current_task() + crate::bindings::RFT_TASK_TI_FLAGS_OFFSET;
+    // SAFETY: `current` is a live `task_struct` whose thread flags (an
+    // `unsigned long`) are at that offset; other CPUs set bits there
+    // atomically, so a plain read sees a valid word.
+    let flags = unsafe { core::ptr::read_volatile(field as *const usize) };
+    flags & (1 << crate::bindings::RFT_TIF_NEED_RESCHED) != 0
 }
 
 /// `preempt_disable_notrace()`.

@@ -457,8 +457,7 @@ impl Instance {
                 &mut large[..]
             }
         };
-        // SAFETY: plain reads of the current task.
-        let pid = unsafe { bindings::rft_current_pid() };
+        let pid = crate::cpu_local::current_pid();
         encode(
             record,
             EntryHeader {
@@ -653,8 +652,7 @@ impl Instance {
             flags,
             // Not counting the dispatcher's own preemption disabling.
             preempt_count: depth.saturating_sub(1),
-            // SAFETY: plain read of the current task.
-            pid: unsafe { bindings::rft_current_pid() },
+            pid: crate::cpu_local::current_pid(),
         }
     }
 
@@ -857,8 +855,7 @@ pub(crate) fn current_context() -> (u8, u8) {
 #[inline]
 fn context_of(count: u32) -> (u8, u8) {
     let irqs_off = crate::cpu_local::irqs_disabled();
-    // SAFETY: plain read of the current task's flags.
-    let resched = unsafe { bindings::rft_need_resched() };
+    let resched = crate::cpu_local::need_resched();
     let mut flags = 0;
     if irqs_off {
         flags |= output::FLAG_IRQS_OFF;

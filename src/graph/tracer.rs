@@ -234,9 +234,7 @@ impl GraphClient {
             return None;
         }
         let instance = self.instance();
-        // SAFETY: plain read of the current task.
-        let pid = unsafe { bindings::rft_current_pid() };
-        if !instance.traces_pid(pid) {
+        if !instance.traces_pid(crate::cpu_local::current_pid()) {
             return None;
         }
         // SAFETY: the invariant; preemption is off (`cx`), so the filters

@@ -190,6 +190,18 @@ pub(crate) fn parse_u64(input: &[u8]) -> Result<u64, InputError> {
     Ok(value)
 }
 
+/// Parses an unsigned decimal number exactly as `kstrtoul(.., 10, ..)`
+/// does: an optional `+`, digits, and at most one newline after them;
+/// nothing else, not even a space.
+pub(crate) fn parse_kstrtoul(input: &[u8]) -> Result<u64, InputError> {
+    let body = input.strip_suffix(b"\n").unwrap_or(input);
+    let digits = body.strip_prefix(b"+").unwrap_or(body);
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(InputError::BadNumber);
+    }
+    parse_u64(digits)
+}
+
 /// Parses an on/off switch (`tracing_on`): any number, non-zero is on.
 pub(crate) fn parse_switch(input: &[u8]) -> Result<bool, InputError> {
     parse_u64(input).map(|v| v != 0)
@@ -238,6 +250,24 @@ mod tests {
     #[test]
     fn numbers_are_decimal_only() {
         assert_eq!(parse_u64(b"0\n"), Ok(0));
+        assert_eq!(parse_kstrtoul(b"4\n"), Ok(4));
+        assert_eq!(parse_kstrtoul(b"+4"), Ok(4));
+        for bad in [
+            &b" 4\n"[..],
+            b"4 \n",
+            b"4\n\n",
+            b"-1\n",
+            b"4x",
+            b"",
+            b"\n",
+            b"+",
+        ] {
+            assert_eq!(parse_kstrtoul(bad), Err(InputError::BadNumber), "{bad:?}");
+        }
+        assert_eq!(
+            parse_kstrtoul(b"18446744073709551616"),
+            Err(InputError::BadNumber)
+        );
         assert_eq!(parse_u64(b" 42 "), Ok(42));
         assert_eq!(parse_u64(b"18446744073709551615"), Ok(u64::MAX));
         assert_eq!(

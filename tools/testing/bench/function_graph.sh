@@ -12,26 +12,6 @@ ROUNDS=${ROUNDS:-5}
 here=$(dirname "$0")
 . "$here/lib.sh"
 
-per_call() { awk -v t="$1" -v n="$2" 'BEGIN { if (t != "" && n > 0) printf "%.1f\n", t / n; else print "n/a" }'; }
-least() { awk '$1 == "n/a" { bad = 1 } NR == 1 || $1 + 0 < m { m = $1 + 0 } END { if (bad || NR == 0) print "n/a"; else print m }'; }
-minus() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.1f\n", a - b }'; }
-
-# ns per call of ftrace-ops' tracee_relevant, called CALLS times by the
-# module's init, on CPU 0.
-kernel_loop() {
-	dmesg -c > /dev/null
-	taskset -c 0 insmod "$ko/ftrace-ops.ko" nr_function_calls="$CALLS" \
-		nr_ops_relevant=0 nr_ops_irrelevant=0 persist=1 || { echo n/a; return; }
-	total=$(dmesg | sed -n 's/.*Attempted [0-9]* calls to .* in \([0-9]*\)ns .*/\1/p')
-	rmmod ftrace_ops
-	per_call "$total" "$CALLS"
-}
-# ns per getpid system call, GETPIDS of them on CPU 0.
-getpid_loop() {
-	out=$(taskset -c 0 "$bin/getpid-loop" "$GETPIDS")
-	per_call "$(echo "$out" | sed -n 's/.* in \([0-9]*\) ns .*/\1/p')" "$GETPIDS"
-}
-
 # One run of loop "$4" while tracing dir $1's function_graph traces the
 # functions of set_ftrace_filter $2 under set_graph_function $3 ("" for
 # none): its ns per call, or n/a (and why, on the console) if the tracer
@@ -72,18 +52,6 @@ traced_run() { # dir filter graph-function loop line-regex
 	echo > "$1/trace"
 	log "$1: $4: $cost ns per call, $hits graph lines in the buffer"
 	if [ "$hits" -gt 0 ]; then echo "$cost"; else echo n/a; fi
-}
-
-# Runs "$1 A" and "$1 B" alternately, ROUNDS times each; prints the best of
-# each, "A B".
-alternate() { # function a b
-	i=0
-	while [ $i -lt "$ROUNDS" ]; do
-		i=$((i + 1))
-		echo "a $("$1" "$2")"
-		echo "b $("$1" "$3")"
-	done > /tmp/bench-alternate
-	echo "$(sed -n 's/^a //p' /tmp/bench-alternate | least) $(sed -n 's/^b //p' /tmp/bench-alternate | least)"
 }
 
 echo 0 > "$tracing/tracing_on" && echo 1 > "$tracing/tracing_on"

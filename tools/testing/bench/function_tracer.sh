@@ -11,28 +11,6 @@ ROUNDS=${ROUNDS:-5}
 here=$(dirname "$0")
 . "$here/lib.sh"
 
-# "total_ns calls" -> ns per call, one decimal; n/a without a total.
-per_call() { awk -v t="$1" -v n="$2" 'BEGIN { if (t != "" && n > 0) printf "%.1f\n", t / n; else print "n/a" }'; }
-# The smallest of the numbers on stdin (n/a if any is n/a or none came).
-least() { awk '$1 == "n/a" { bad = 1 } NR == 1 || $1 + 0 < m { m = $1 + 0 } END { if (bad || NR == 0) print "n/a"; else print m }'; }
-minus() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.1f\n", a - b }'; }
-
-# ns per call of ftrace-ops' tracee_relevant, called CALLS times by the
-# module's init, on CPU 0 (the module registers no ftrace_ops of its own).
-kernel_loop() {
-	dmesg -c > /dev/null
-	taskset -c 0 insmod "$ko/ftrace-ops.ko" nr_function_calls="$CALLS" \
-		nr_ops_relevant=0 nr_ops_irrelevant=0 persist=1 || { echo n/a; return; }
-	total=$(dmesg | sed -n 's/.*Attempted [0-9]* calls to .* in \([0-9]*\)ns .*/\1/p')
-	rmmod ftrace_ops
-	per_call "$total" "$CALLS"
-}
-# ns per getpid system call, GETPIDS of them on CPU 0.
-getpid_loop() {
-	out=$(taskset -c 0 "$bin/getpid-loop" "$GETPIDS")
-	per_call "$(echo "$out" | sed -n 's/.* in \([0-9]*\) ns .*/\1/p')" "$GETPIDS"
-}
-
 # One run of loop "$3" while tracing dir $1's function tracer traces the
 # functions of filter $2: its ns per call, or n/a (and why, on the console)
 # if the filter is refused or the run left no function event. The filter
@@ -55,19 +33,6 @@ traced_run() { # dir filter loop
 	echo > "$1/trace"
 	log "$1: $3: $cost ns per call, $hits function events in the buffer"
 	if [ "$hits" -gt 0 ]; then echo "$cost"; else echo n/a; fi
-}
-
-# Runs "$1 A" and "$1 B" alternately, ROUNDS times each, so that a change
-# of the host's speed during the benchmark hits both alike; prints the
-# best (lowest) figure of each, "A B".
-alternate() { # function a b
-	i=0
-	while [ $i -lt "$ROUNDS" ]; do
-		i=$((i + 1))
-		echo "a $("$1" "$2")"
-		echo "b $("$1" "$3")"
-	done > /tmp/bench-alternate
-	echo "$(sed -n 's/^a //p' /tmp/bench-alternate | least) $(sed -n 's/^b //p' /tmp/bench-alternate | least)"
 }
 
 # Milliseconds to start, then to stop, tracing every function.
