@@ -424,7 +424,7 @@ impl Stream for TraceFile {
                 this.walks.push(RingIter::new(), GFP_KERNEL)?;
                 this.scratch.push(page_buffer()?, GFP_KERNEL)?;
             }
-            this.graph = GraphView::open(instance, this.sources.len())?;
+            this.graph = GraphView::open(instance, this.sources.len(), buffer.time_start())?;
         }
         Ok(this)
     }
@@ -565,7 +565,7 @@ impl Stream for TracePipe {
             this.cursors.push(Cursor::new(), GFP_KERNEL)?;
             this.scratch.push(page_buffer()?, GFP_KERNEL)?;
         }
-        this.graph = GraphView::open(instance, this.sources.len())?;
+        this.graph = GraphView::open(instance, this.sources.len(), buffer.time_start())?;
         Ok(this)
     }
 

@@ -52,7 +52,11 @@ static RUNTIME: AtomicPtr<Runtime> = AtomicPtr::new(core::ptr::null_mut());
 
 /// The shadow stacks and the probes that keep them, once made.
 struct Live {
-    /// Dropped first: no probe runs once this is gone.
+    /// Keeps each task's time scheduled out. Registered once, with the
+    /// stacks: registering it at every start would patch the scheduler's
+    /// tracepoint each time. Dropped first, then `probes`: no probe runs
+    /// once they are gone.
+    switches: SwitchProbe<StackEvents>,
     probes: TaskEventProbes<StackEvents>,
     /// What the probes point at.
     events: KBox<StackEvents>,
@@ -60,9 +64,6 @@ struct Live {
 
 /// Which tracer slots are taken, and the shadow stacks once made.
 struct Slots {
-    /// Keeps each task's time scheduled out while a tracer runs; dropped
-    /// before `live`, whose events it points at.
-    switches: Option<SwitchProbe<StackEvents>>,
     live: Option<Live>,
     used: [bool; MAX_TRACERS],
     /// Bumped at every start of a slot, so that calls a stopped tracer
@@ -104,16 +105,6 @@ impl Runtime {
         let stacks = slots.stacks().ok_or(ENODEV)?;
         // New tasks get stacks from the fork probe; these are the others.
         stacks.attach_all()?;
-        if slots.switches.is_none() {
-            let events = slots
-                .live
-                .as_ref()
-                .map(|live| &*live.events)
-                .ok_or(ENODEV)?;
-            // SAFETY: `events` lives in `live`, which is dropped only after
-            // `switches` (in `stop`, and never while a slot is used).
-            slots.switches = Some(unsafe { SwitchProbe::start(events)? });
-        }
         stacks.pin()?;
         slots.used[slot] = true;
         slots.generations[slot] = slots.generations[slot].wrapping_add(1);
@@ -132,7 +123,6 @@ impl Runtime {
             *used = false;
         }
         if slots.used.iter().all(|u| !u) {
-            slots.switches = None;
             if let Some(stacks) = slots.stacks() {
                 stacks.unpin();
             }
@@ -146,8 +136,14 @@ impl Runtime {
         // SAFETY: `events` is kept in `Live` next to the probes, which drop
         // first.
         let probes = unsafe { TaskEventProbes::start(&*events)? };
+        // SAFETY: as above.
+        let switches = unsafe { SwitchProbe::start(&*events)? };
         STACKS.store(Arc::as_ptr(&stacks).cast_mut(), Release);
-        Ok(Live { probes, events })
+        Ok(Live {
+            switches,
+            probes,
+            events,
+        })
     }
 }
 
@@ -181,7 +177,6 @@ pub(crate) fn start(module: &'static ThisModule) -> Result {
     let runtime = KBox::pin_init(
         pin_init!(Runtime {
             slots <- new_mutex!(Slots {
-                switches: None,
                 live: None,
                 used: [false; MAX_TRACERS],
                 generations: [0; MAX_TRACERS],
@@ -208,14 +203,18 @@ pub(crate) fn stop() {
     // SAFETY: made from a box in `start`; no instance uses it any more.
     let runtime = unsafe { KBox::from_raw(raw) };
     let mut slots = runtime.slots.lock();
-    drop(slots.switches.take());
     let live = slots.live.take();
     drop(slots);
     let Some(live) = live else {
         return;
     };
-    let Live { probes, events } = live;
+    let Live {
+        switches,
+        probes,
+        events,
+    } = live;
     // No probe runs after this.
+    drop(switches);
     drop(probes);
     STACKS.store(core::ptr::null_mut(), Release);
     // A return that brought `pending` to zero may still be reading the

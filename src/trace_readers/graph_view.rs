@@ -30,12 +30,16 @@ pub(super) struct GraphView {
     states: KVec<GraphCpuState>,
     flags: GraphFlags,
     irq_entry: Range<u64>,
+    /// `nr_cpu_ids`, which sets the CPU column's width.
+    nr_cpu_ids: u32,
+    /// The buffer's start time when the file was opened.
+    time_start: u64,
 }
 
 impl GraphView {
-    /// A view for a file reading `cpus` CPUs, if the instance's tracer is
-    /// `function_graph`.
-    pub(super) fn open(instance: &Instance, cpus: usize) -> Result<Option<Self>> {
+    /// A view for a file reading `cpus` CPUs of a buffer whose time starts
+    /// at `time_start`, if the instance's tracer is `function_graph`.
+    pub(super) fn open(instance: &Instance, cpus: usize, time_start: u64) -> Result<Option<Self>> {
         if instance.tracer().kind != crate::tracer::Kind::FunctionGraph {
             return Ok(None);
         }
@@ -50,6 +54,8 @@ impl GraphView {
             states,
             flags: GraphFlags::from_options(instance.options()),
             irq_entry: irq_entry_text(),
+            nr_cpu_ids: crate::instance::nr_cpu_ids() as u32,
+            time_start,
         }))
     }
 
@@ -100,8 +106,8 @@ impl GraphView {
             },
             comm: &comm,
             irq_entry: self.irq_entry.clone(),
-            nr_cpu_ids: crate::instance::nr_cpu_ids() as u32,
-            time_start: instance.buffer().time_start(),
+            nr_cpu_ids: self.nr_cpu_ids,
+            time_start: self.time_start,
         };
         let ev = GraphEvent {
             cpu: cpu as u32,
