@@ -63,6 +63,29 @@ const unsigned long RFT_TASK_PID_OFFSET = offsetof(struct task_struct, pid);
 const unsigned long RFT_TASK_TI_FLAGS_OFFSET =
 	offsetof(struct task_struct, thread_info) + offsetof(struct thread_info, flags);
 const unsigned long RFT_TIF_NEED_RESCHED = TIF_NEED_RESCHED;
+/*
+ * What function_graph reads of a task the scheduler holds still
+ * (task_call_func) to give back its hooked returns.
+ */
+const unsigned long RFT_TASK_STATE_OFFSET = offsetof(struct task_struct, __state);
+const unsigned long RFT_TASK_EXIT_STATE_OFFSET = offsetof(struct task_struct, exit_state);
+const unsigned long RFT_TASK_ON_RQ_OFFSET = offsetof(struct task_struct, on_rq);
+const unsigned long RFT_TASK_ON_CPU_OFFSET = offsetof(struct task_struct, on_cpu);
+const unsigned long RFT_TASK_SCHED_DELAYED_OFFSET =
+	offsetof(struct task_struct, se) + offsetof(struct sched_entity, sched_delayed);
+/* Their widths vary between kernel versions. */
+const unsigned long RFT_TASK_EXIT_STATE_SIZE = sizeof_field(struct task_struct, exit_state);
+const unsigned long RFT_TASK_ON_RQ_SIZE = sizeof_field(struct task_struct, on_rq);
+const unsigned long RFT_TASK_ON_CPU_SIZE = sizeof_field(struct task_struct, on_cpu);
+const unsigned long RFT_TASK_SCHED_DELAYED_SIZE = sizeof_field(struct sched_entity, sched_delayed);
+const unsigned long RFT_TASK_STACK_OFFSET = offsetof(struct task_struct, stack);
+const unsigned long RFT_TASK_SAVED_SP_OFFSET =
+	offsetof(struct task_struct, thread) + offsetof(struct thread_struct, sp);
+const unsigned long RFT_THREAD_SIZE = THREAD_SIZE;
+const unsigned int RFT_TASK_RUNNING = TASK_RUNNING;
+const unsigned int RFT_TASK_DEAD = TASK_DEAD;
+const unsigned int RFT_TASK_WAKING = TASK_WAKING;
+const unsigned int RFT_TASK_NEW = TASK_NEW;
 const unsigned long RFT_FTRACE_OPS_FL_ENABLED = FTRACE_OPS_FL_ENABLED;
 const unsigned long RFT_FTRACE_OPS_FL_SAVE_REGS = FTRACE_OPS_FL_SAVE_REGS;
 const unsigned long RFT_FTRACE_OPS_FL_IPMODIFY = FTRACE_OPS_FL_IPMODIFY;

@@ -232,8 +232,3 @@ void rft_for_each_thread(void (*fn)(struct task_struct *, void *), void *arg)
 		fn(t, arg);
 	rcu_read_unlock();
 }
-
-bool rft_try_module_get(struct module *mod)
-{
-	return try_module_get(mod);
-}

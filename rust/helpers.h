@@ -59,6 +59,5 @@ int rft_task_pid(struct task_struct *task);
 void rft_tracepoint_synchronize_unregister(void);
 bool rft_current_is_idle(void);
 void rft_for_each_thread(void (*fn)(struct task_struct *, void *), void *arg);
-bool rft_try_module_get(struct module *mod);
 
 #endif

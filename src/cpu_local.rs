@@ -87,6 +87,17 @@ pub(crate) fn current_pid() -> i32 {
     unsafe { core::ptr::read_volatile(field as *const i32) }
 }
 
+/// The end (the highest address, exclusive) of the running task's kernel
+/// stack.
+#[inline]
+pub(crate) fn current_stack_end() -> usize {
+    let field = current_task() + crate::bindings::RFT_TASK_STACK_OFFSET;
+    // SAFETY: `current` is a live `task_struct`; its `stack` pointer, at
+    // that offset, does not change while the task runs.
+    let stack = unsafe { core::ptr::read_volatile(field as *const usize) };
+    stack.wrapping_add(crate::bindings::RFT_THREAD_SIZE)
+}
+
 /// `tif_need_resched()`: whether the running task is to be rescheduled.
 #[inline(always)]
 pub(crate) fn need_resched() -> bool {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The kernel internals the patch engine needs that Linux does not export.
+//! The kernel internals the patch engine and the function_graph tracer
+//! need that Linux does not export.
 //!
 //! Resolved once, at load, through `kallsyms_lookup_name` (itself found by
 //! placing a kprobe on it); `insmod` fails with a message naming whatever is
@@ -30,6 +31,10 @@ type ModuleAddressFn = unsafe extern "C" fn(usize) -> *mut bindings::module;
 type LookupIpFn = unsafe extern "C" fn(*mut FtraceHash, usize) -> *mut c_void;
 type StackTraceSaveRegsFn =
     unsafe extern "C" fn(*mut bindings::pt_regs, *mut usize, u32, u32) -> u32;
+/// `task_call_f`: called with the task held still, and the caller's data.
+pub(crate) type TaskCallback = unsafe extern "C" fn(*mut bindings::task_struct, *mut c_void) -> i32;
+type TaskCallFuncFn =
+    unsafe extern "C" fn(*mut bindings::task_struct, TaskCallback, *mut c_void) -> i32;
 
 /// The start of `struct ftrace_hash` (kernel/trace/trace.h, private to
 /// kernel/trace; unchanged from 5.x to 7.2): the fields read here.
@@ -63,6 +68,7 @@ struct KernelSymbols {
     ftrace_lookup_ip: LookupIpFn,
     module_address: ModuleAddressFn,
     stack_trace_save_regs: StackTraceSaveRegsFn,
+    task_call_func: TaskCallFuncFn,
     /// `__irqentry_text_start` and `__irqentry_text_end`: the interrupt
     /// entry functions, which function_graph output marks.
     irqentry_text: core::ops::Range<usize>,
@@ -151,13 +157,14 @@ pub(crate) fn resolve() -> Result {
         find(c_str!("ftrace_lookup_ip")),
         find(c_str!("__module_address")),
         find(c_str!("stack_trace_save_regs")),
+        find(c_str!("task_call_func")),
         find(c_str!("__irqentry_text_start")),
         find(c_str!("__irqentry_text_end")),
     ];
     if missing {
         return Err(ENOENT);
     }
-    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack, irq_start, irq_end] =
+    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack, task_call, irq_start, irq_end] =
         addresses;
     // SAFETY: each address is the kernel's symbol of that name, whose C
     // declaration has the Rust type it is converted to (the invariant of
@@ -176,6 +183,7 @@ pub(crate) fn resolve() -> Result {
             ftrace_lookup_ip: core::mem::transmute::<usize, LookupIpFn>(lookup_ip),
             module_address: core::mem::transmute::<usize, ModuleAddressFn>(module),
             stack_trace_save_regs: core::mem::transmute::<usize, StackTraceSaveRegsFn>(stack),
+            task_call_func: core::mem::transmute::<usize, TaskCallFuncFn>(task_call),
             irqentry_text: irq_start..irq_end,
         }
     };
@@ -209,6 +217,26 @@ pub(crate) fn stack_trace_from(regs: &bindings::pt_regs, store: &mut [usize]) ->
         )
     };
     (saved as usize).min(store.len())
+}
+
+/// `task_call_func`: calls `callback(task, arg)` with `task` held still
+/// by the scheduler (it is neither woken, scheduled in nor out meanwhile;
+/// the callback runs with interrupts off, under the task's `pi_lock` and,
+/// unless the task is blocked, its runqueue's lock). Returns what the
+/// callback returned, or `ENODEV` before [`resolve`].
+///
+/// # Safety
+///
+/// `task` is a live task; `callback` may be called with `arg` in that
+/// context, and takes no lock the scheduler's locks nest inside.
+pub(crate) unsafe fn call_with_task_held(
+    task: *mut bindings::task_struct,
+    callback: TaskCallback,
+    arg: *mut c_void,
+) -> Result<i32> {
+    let symbols = symbols()?;
+    // SAFETY: the kernel's `task_call_func`, with the caller's guarantees.
+    Ok(unsafe { (symbols.task_call_func)(task, callback, arg) })
 }
 
 /// The module whose memory holds `address`, or null: a pointer to compare,

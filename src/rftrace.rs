@@ -16,6 +16,7 @@ mod function_files;
 mod function_filter;
 mod function_tracer;
 mod graph;
+mod held_task;
 mod instance;
 mod ksyms;
 mod pid_filter;
@@ -66,8 +67,8 @@ struct Rftrace {
 struct GraphRunning;
 
 impl GraphRunning {
-    fn start(module: &'static ThisModule) -> Result<Self> {
-        graph::start(module)?;
+    fn start() -> Result<Self> {
+        graph::start()?;
         Ok(GraphRunning)
     }
 }
@@ -97,7 +98,7 @@ impl Drop for EngineRunning {
 impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let engine = EngineRunning::start(module);
-        let graph = GraphRunning::start(module);
+        let graph = GraphRunning::start();
         let top = instance::Instance::new_top();
         if let Ok(top) = &top {
             bench::run(

@@ -143,7 +143,14 @@ unsafe extern "C" fn free_probe<T: TaskEvents>(
 /// `prev` is still current; it may not sleep.
 pub(crate) trait TaskSwitch: Sync {
     /// The CPU switches from `prev` to `next`.
-    fn switched(&self, prev: *mut bindings::task_struct, next: *mut bindings::task_struct);
+    /// `preempted`: `prev` was preempted, rather than calling the
+    /// scheduler itself.
+    fn switched(
+        &self,
+        preempted: bool,
+        prev: *mut bindings::task_struct,
+        next: *mut bindings::task_struct,
+    );
 }
 
 /// A probe on `sched_switch`, registered with a `T` as its data.
@@ -210,14 +217,14 @@ impl<T: TaskSwitch> Drop for SwitchProbe<T> {
 /// tasks.
 unsafe extern "C" fn switch_probe<T: TaskSwitch>(
     data: *mut c_void,
-    _preempt: bool,
+    preempt: bool,
     prev: *mut bindings::task_struct,
     next: *mut bindings::task_struct,
     _prev_state: u32,
 ) {
     // SAFETY: registered with a live `T` (the `SwitchProbe` invariant).
     let events = unsafe { &*data.cast::<T>() };
-    events.switched(prev, next);
+    events.switched(preempt, prev, next);
 }
 
 /// The kernel tracepoint called `name`.

@@ -15,8 +15,9 @@
 //!
 //! The shadow stacks are shared by every instance's function_graph tracer
 //! (up to [`shadow::MAX_TRACERS`] at once); they are made when the first
-//! one starts and freed at module unload, when no hooked call can be
-//! pending any more (see [`stacks`] for how unloading waits for them).
+//! one starts and freed at module unload, when no hooked call is pending
+//! any more (see [`stacks`] for how unloading waits for them, and why that
+//! does not take as long as tasks sleep inside traced functions).
 //!
 //! # Lock order
 //!
@@ -76,15 +77,7 @@ struct Slots {
 pub(crate) struct Runtime {
     #[pin]
     slots: Mutex<Slots>,
-    /// This module, pinned while hooked calls may be pending.
-    module: *mut bindings::module,
 }
-
-// SAFETY: `module` is this module's `struct module`, alive while it runs;
-// the rest is locked.
-unsafe impl Send for Runtime {}
-// SAFETY: as above.
-unsafe impl Sync for Runtime {}
 
 /// A tracer slot, taken by a starting tracer.
 pub(crate) struct SlotGrant {
@@ -105,7 +98,7 @@ impl Runtime {
         let stacks = slots.stacks().ok_or(ENODEV)?;
         // New tasks get stacks from the fork probe; these are the others.
         stacks.attach_all()?;
-        stacks.pin()?;
+        stacks.set_running(true);
         slots.used[slot] = true;
         slots.generations[slot] = slots.generations[slot].wrapping_add(1);
         Ok(SlotGrant {
@@ -115,23 +108,25 @@ impl Runtime {
         })
     }
 
-    /// Gives back a slot; the module may go once the calls hooked by the
-    /// last running tracer have returned.
+    /// Gives back a slot, whose tracer's client is unlisted, and the
+    /// hooked returns of sleeping tasks.
     fn release_slot(&self, slot: u8) {
         let mut slots = self.slots.lock();
         if let Some(used) = slots.used.get_mut(usize::from(slot)) {
             *used = false;
         }
+        let Some(stacks) = slots.stacks() else {
+            return;
+        };
         if slots.used.iter().all(|u| !u) {
-            if let Some(stacks) = slots.stacks() {
-                stacks.unpin();
-            }
+            stacks.set_running(false);
         }
+        stacks.give_back_sleeping();
     }
 
     /// The shadow stacks, with their probes running.
     fn make_stacks(&self) -> Result<Live> {
-        let stacks = TaskStacks::new(self.module)?;
+        let stacks = TaskStacks::new()?;
         let events = KBox::new(StackEvents(stacks.clone()), GFP_KERNEL)?;
         // SAFETY: `events` is kept in `Live` next to the probes, which drop
         // first.
@@ -163,7 +158,7 @@ pub(crate) fn runtime() -> Option<&'static Runtime> {
 }
 
 /// The shadow stacks, for the return path: preemption is off, and frames
-/// are pending, so they cannot go away.
+/// are pending, so they cannot go away (unloading waits for them).
 #[inline]
 fn live_stacks() -> Option<&'static TaskStacks> {
     let raw = STACKS.load(Acquire);
@@ -172,8 +167,8 @@ fn live_stacks() -> Option<&'static TaskStacks> {
     (!raw.is_null()).then(|| unsafe { &*raw })
 }
 
-/// Sets up the runtime at module load; `module` is this module.
-pub(crate) fn start(module: &'static ThisModule) -> Result {
+/// Sets up the runtime at module load.
+pub(crate) fn start() -> Result {
     let runtime = KBox::pin_init(
         pin_init!(Runtime {
             slots <- new_mutex!(Slots {
@@ -181,7 +176,6 @@ pub(crate) fn start(module: &'static ThisModule) -> Result {
                 used: [false; MAX_TRACERS],
                 generations: [0; MAX_TRACERS],
             }),
-            module: module.as_ptr().cast(),
         }),
         GFP_KERNEL,
     )?;
@@ -193,8 +187,8 @@ pub(crate) fn start(module: &'static ThisModule) -> Result {
 }
 
 /// Tears the runtime down at module unload, after every instance (and so
-/// every graph tracer) is gone. No hooked call is pending: while one is,
-/// the module holds a reference on itself and cannot be unloaded.
+/// every graph tracer) is gone: first waits until no hooked call is
+/// pending.
 pub(crate) fn stop() {
     let raw = RUNTIME.swap(core::ptr::null_mut(), Acquire);
     if raw.is_null() {
@@ -208,6 +202,9 @@ pub(crate) fn stop() {
     let Some(live) = live else {
         return;
     };
+    // The probes stay while this waits: a task going to sleep gives back
+    // its returns in the switch probe.
+    live.events.0.wait_until_returned();
     let Live {
         switches,
         probes,

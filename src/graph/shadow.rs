@@ -76,8 +76,8 @@ impl Frame {
 /// # Invariants
 ///
 /// `frames[..depth]` are the task's pending hooked calls. Only code
-/// running as the owning task (or, once the task is dead or not running,
-/// the code that frees or inspects it under the registry's rules) touches
+/// running as the owning task (or, once the task is dead, the code that
+/// frees its stack; or, while the task is held asleep, the holder) touches
 /// `frames`.
 pub(crate) struct TaskStack {
     depth: AtomicU32,
@@ -178,6 +178,130 @@ impl TaskStack {
         unsafe { (*self.frames.get())[depth] = frame };
         compiler_fence(core::sync::atomic::Ordering::SeqCst);
         Some(depth)
+    }
+
+    /// Gives back the hooked returns of stopped tracers: the frames that
+    /// `is_live` rejects are dropped, and the real return address goes
+    /// back into their stack slot (if the slot, within `live_stack`, still
+    /// holds `trampoline`). Returns how many frames were dropped.
+    ///
+    /// Frames that name one slot form a chain: a call hooked twice (or a
+    /// slot reused by a later call while an older frame was left behind)
+    /// has the inner frame's return address be the trampoline again, and
+    /// the outermost frame's the real one. Such a group is given back
+    /// whole or not at all: it stays if any of its frames is live. A slot
+    /// outside `live_stack` or no longer holding `trampoline` cannot lead
+    /// the task's returns to the trampoline from where it is now: its
+    /// frames are dropped without touching the stack.
+    ///
+    /// # Safety
+    ///
+    /// Nothing else touches the frames or the stack meanwhile, except
+    /// interrupts of the owning task that leave both as they found them:
+    /// the caller is the owning task, with preemption off and not inside
+    /// the return trampoline, or holds the owning task asleep.
+    /// `live_stack` is the part of that task's kernel stack in use.
+    pub(crate) unsafe fn give_back(
+        &self,
+        live_stack: core::ops::Range<usize>,
+        trampoline: usize,
+        is_live: impl Fn(&Frame) -> bool,
+    ) -> usize {
+        const WORD: usize = core::mem::size_of::<usize>();
+        let depth = self.depth();
+        // SAFETY: nobody else touches the frames (the contract); `depth`
+        // is at most `MAX_FRAMES`.
+        let frames = unsafe { &mut *self.frames.get() };
+        let Some(frames) = frames.get_mut(..depth) else {
+            return 0;
+        };
+        // Whether each frame stays; asked once per frame, as a tracer may
+        // stop meanwhile.
+        let mut keep = [false; MAX_FRAMES];
+        for (keep, frame) in keep.iter_mut().zip(frames.iter()) {
+            *keep = is_live(frame);
+        }
+        let mut done = [false; MAX_FRAMES];
+        for i in (0..depth).rev() {
+            if done.get(i).copied().unwrap_or(true) {
+                continue;
+            }
+            let Some(slot) = frames.get(i).map(|f| f.slot) else {
+                break;
+            };
+            // The group of `slot`, innermost `i`: any live frame keeps it;
+            // the outermost frame holds the real return address.
+            let mut any_live = false;
+            let mut real = trampoline;
+            for (k, frame) in frames.iter().enumerate().take(i + 1) {
+                if frame.slot == slot {
+                    any_live |= keep.get(k).copied().unwrap_or(true);
+                    if real == trampoline {
+                        real = frame.ret;
+                    }
+                }
+            }
+            let stays = any_live || real == trampoline;
+            for (k, frame) in frames.iter().enumerate().take(i + 1) {
+                if frame.slot == slot {
+                    if let (Some(keep), Some(done)) = (keep.get_mut(k), done.get_mut(k)) {
+                        *keep = stays;
+                        *done = true;
+                    }
+                }
+            }
+            let in_stack = slot >= live_stack.start
+                && slot % WORD == 0
+                && slot.saturating_add(WORD) <= live_stack.end;
+            if stays || !in_stack {
+                continue;
+            }
+            let slot = slot as *mut usize;
+            // SAFETY: `slot` is an aligned word of the task's stack in
+            // use, which nothing else touches meanwhile (the contract).
+            unsafe {
+                if core::ptr::read_volatile(slot) == trampoline {
+                    core::ptr::write_volatile(slot, real);
+                }
+            }
+        }
+        // Keep the frames that stay, in order; a nested push (an NMI of
+        // the owning task) uses the frames above `depth`, untouched here.
+        let mut kept = 0;
+        for i in 0..depth {
+            let Some(&frame) = frames.get(i) else {
+                break;
+            };
+            if keep.get(i).copied().unwrap_or(true) {
+                if let Some(to) = frames.get_mut(kept) {
+                    *to = frame;
+                }
+                kept += 1;
+            }
+        }
+        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        self.depth.store(kept as u32, Relaxed);
+        depth - kept
+    }
+
+    /// Writes the frames to the kernel log, innermost first: for the
+    /// report of a return that has none. Only the owning task.
+    #[cold]
+    pub(crate) fn report(&self) {
+        let depth = self.depth();
+        // SAFETY: only the owning task touches the frames (the invariant).
+        let frames = unsafe { &*self.frames.get() };
+        kernel::pr_emerg!("rftrace: the task's {} function_graph frames:\n", depth);
+        for frame in frames.get(..depth).unwrap_or(&[]).iter().rev() {
+            kernel::pr_emerg!(
+                "rftrace:   slot {:#x} ret {:#x} func {:#x} tracer {} run {}\n",
+                frame.slot,
+                frame.ret,
+                frame.func,
+                frame.tracer,
+                frame.generation
+            );
+        }
     }
 
     /// Pops the frame of the return whose slot ends at `slot_end` (the

@@ -26,18 +26,27 @@
 //!
 //! A hooked call returns through the module's return trampoline, possibly
 //! long after its tracer stopped (a task sleeping inside). `pending`
-//! counts the hooked calls that have not returned; while tracers run or
-//! calls are pending the module holds a reference on itself
-//! ([`TaskStacks::pin`]), so `rmmod` fails with `EBUSY` instead of pulling
-//! the trampoline from under a sleeping task. The reference is dropped by
-//! whoever sees `pending` reach zero with no tracer running: the tracer's
-//! stop, the return that brings it to zero (through an `irq_work`, as a
-//! return may run in NMI), or the free of a task that died with calls
-//! pending.
+//! counts the hooked calls that have not returned, and unloading waits
+//! until it is zero ([`TaskStacks::wait_until_returned`]).
+//!
+//! So that a task sleeping inside a traced function does not hold that up
+//! for as long as it sleeps, a stopped tracer's hooked returns are given
+//! back: the real return address goes back into the task's stack slot and
+//! the frame is dropped. A task may only be edited so while nothing else
+//! runs on its stack and it is not inside the return trampoline (half-way
+//! through a return that already left the slot): when a tracer stops,
+//! every task the scheduler can hold asleep ([`crate::held_task`]) is done
+//! at once; after that, while no tracer runs, each task does its own as it
+//! goes to sleep (in `sched_switch`, when not preempted), and the task
+//! that unloads the module does its own. Tasks that keep running inside a
+//! traced function are waited for until they return or sleep.
 
 use super::shadow::TaskStack;
+use super::tracer::{hooked_by_running_tracer, trampoline};
 use crate::bindings;
 use crate::cpu_local;
+use crate::held_task::{with_sleeping, SleepingTask};
+use crate::ring_buffer::NoPreempt;
 use crate::task_events::{TaskEvents, TaskSwitch};
 use core::ffi::c_void;
 use core::sync::atomic::{
@@ -49,7 +58,7 @@ use kernel::{
     new_spinlock, new_work,
     prelude::*,
     sync::{Arc, SpinLock},
-    types::Opaque,
+    time::{delay::fsleep, Delta},
     workqueue::{self, impl_has_work, Work, WorkItem},
 };
 
@@ -100,16 +109,11 @@ pub(crate) struct TaskStacks {
     pool: SpinLock<Pool>,
     #[pin]
     refill: Work<TaskStacks>,
-    /// Drops the module reference from any context.
-    #[pin]
-    unpin_work: Opaque<bindings::irq_work>,
-    /// Hooked calls not yet returned.
-    pub(crate) pending: AtomicIsize,
-    /// The module reference is held although no tracer runs: it goes when
-    /// `pending` reaches zero.
-    draining: AtomicBool,
-    /// The module the reference is taken on.
-    module: *mut bindings::module,
+    /// Hooked calls not yet returned (nor given back).
+    pending: AtomicIsize,
+    /// No graph tracer runs: tasks give back their hooked returns as
+    /// they go to sleep.
+    stopped: AtomicBool,
     /// Calls not hooked because their task had no stack.
     pub(crate) no_stack: AtomicU64,
     /// Calls not hooked because their task's stack was full.
@@ -119,8 +123,8 @@ pub(crate) struct TaskStacks {
     pub(crate) abandoned: AtomicU64,
 }
 
-// SAFETY: `module` is the module's own `struct module`, which outlives
-// the table; the rest is atomic or locked.
+// SAFETY: the slots' stacks are owned by the table (the invariant); the
+// rest is atomic or locked.
 unsafe impl Send for TaskStacks {}
 // SAFETY: as above.
 unsafe impl Sync for TaskStacks {}
@@ -164,8 +168,7 @@ fn home(task: usize) -> usize {
 
 impl TaskStacks {
     /// An empty table with a full pool and the idle tasks' stacks.
-    /// `module` is the module to pin while calls are pending.
-    pub(crate) fn new(module: *mut bindings::module) -> Result<Arc<Self>> {
+    pub(crate) fn new() -> Result<Arc<Self>> {
         let mut table = VVec::with_capacity(TABLE_SLOTS, GFP_KERNEL)?;
         for _ in 0..TABLE_SLOTS {
             table.push(
@@ -188,14 +191,8 @@ impl TaskStacks {
                 idle,
                 pool <- new_spinlock!(pool),
                 refill <- new_work!("rftrace::graph::refill"),
-                // SAFETY: `slot` is valid for writes and pinned; the
-                // callback only uses the table it is in.
-                unpin_work <- Opaque::ffi_init(|slot| unsafe {
-                    bindings::rft_init_irq_work(slot, Some(unpin_from_irq_work))
-                }),
                 pending: AtomicIsize::new(0),
-                draining: AtomicBool::new(false),
-                module,
+                stopped: AtomicBool::new(true),
                 no_stack: AtomicU64::new(0),
                 full: AtomicU64::new(0),
                 abandoned: AtomicU64::new(0),
@@ -332,47 +329,108 @@ impl TaskStacks {
         self.pending.fetch_add(1, SeqCst);
     }
 
-    /// `n` hooked calls returned (or were abandoned); the last one lets
-    /// the module go if no tracer runs any more. Any context.
+    /// `n` hooked calls returned, were abandoned or given back. Any
+    /// context.
     #[inline]
     pub(crate) fn returned(&self, n: isize) {
-        if self.pending.fetch_sub(n, SeqCst) == n && self.draining.load(SeqCst) {
-            // SAFETY: `unpin_work` was initialised in `new` and is synced
-            // before the table goes; queueing a queued work is a no-op.
-            unsafe { bindings::irq_work_queue(self.unpin_work.get()) };
+        self.pending.fetch_sub(n, SeqCst);
+    }
+
+    /// Whether graph tracers run (`false` once the last one stopped, its
+    /// client unlisted). Under the graph tracers' lock.
+    pub(crate) fn set_running(&self, running: bool) {
+        self.stopped.store(!running, SeqCst);
+    }
+
+    /// Gives back the hooked returns of stopped tracers in every task that
+    /// sleeps (see [`TaskStack::give_back`]), so that unloading need not
+    /// wait for them. Tasks that run or wait to run are left alone: they
+    /// may be inside the return trampoline. Process context; the stopped
+    /// tracers' clients are unlisted.
+    pub(crate) fn give_back_sleeping(&self) {
+        let mut given = 0;
+        for_each_thread(|task| {
+            let Some(stack) = self.find(task) else {
+                return;
+            };
+            if stack.depth() == 0 {
+                return;
+            }
+            let mut give = |sleeping: &SleepingTask| {
+                // SAFETY: the task is held asleep; `live_stack` is its
+                // stack in use. Interrupts are off: stopped tracers'
+                // clients are not freed meanwhile.
+                given += unsafe {
+                    stack.give_back(
+                        sleeping.live_stack(),
+                        trampoline(),
+                        hooked_by_running_tracer,
+                    )
+                };
+            };
+            // SAFETY: the task list walk holds the RCU read lock, so the
+            // task (and its stack in the table, freed only after a grace
+            // period past the task's end) stays.
+            unsafe { with_sleeping(task as *mut bindings::task_struct, &mut give) };
+        });
+        if given > 0 {
+            self.returned(given as isize);
         }
     }
 
-    /// Takes the module reference for a tracer that starts (unless the
-    /// one kept for pending calls can serve). Under the graph tracers'
-    /// lock.
-    pub(crate) fn pin(&self) -> Result {
-        if self.draining.swap(false, SeqCst) {
-            return Ok(());
+    /// Gives back the current task's hooked returns of stopped tracers.
+    ///
+    /// # Safety
+    ///
+    /// Preemption is off (`cpu` is the current CPU), and the current task
+    /// is not inside the return trampoline: it called this from its own
+    /// code (or the scheduler, from its own code).
+    unsafe fn give_back_own(&self, cpu: usize) {
+        let Some(stack) = self.current(cpu) else {
+            return;
+        };
+        if stack.depth() == 0 {
+            return;
         }
-        // SAFETY: `module` is this module, which is live (it runs).
-        if unsafe { bindings::rft_try_module_get(self.module) } {
-            Ok(())
-        } else {
-            Err(ENODEV)
+        // Every pending slot is above this frame.
+        let here = 0u8;
+        let live = core::ptr::addr_of!(here) as usize..cpu_local::current_stack_end();
+        // SAFETY: this is the owning task, with preemption off, not inside
+        // the return trampoline (the contract); interrupts nest on its
+        // stack and leave it as they found it; `live` is its stack in use.
+        let given = unsafe { stack.give_back(live, trampoline(), hooked_by_running_tracer) };
+        if given > 0 {
+            self.returned(given as isize);
         }
     }
 
-    /// The last tracer stopped: the module reference goes once no hooked
-    /// call is pending. Under the graph tracers' lock.
-    pub(crate) fn unpin(&self) {
-        self.draining.store(true, SeqCst);
-        self.unpin_if_drained();
-    }
-
-    /// Drops the module reference if it is kept only for pending calls and
-    /// none is left. Any context.
-    fn unpin_if_drained(&self) {
-        if self.pending.load(SeqCst) == 0 && self.draining.swap(false, SeqCst) {
-            // SAFETY: the reference was taken in `pin`; `draining` was
-            // set, and is cleared only here or by `pin`, once per
-            // reference.
-            unsafe { bindings::module_put(self.module) };
+    /// Waits until no hooked call is pending: for unload, after the last
+    /// tracer stopped. Meanwhile sleeping tasks, and this one, give back
+    /// their hooked returns; what is left are calls of tasks running
+    /// inside traced functions, which return or sleep soon. Says in the
+    /// kernel log what it waits for if that takes long.
+    pub(crate) fn wait_until_returned(&self) {
+        const WARN_AFTER: u32 = 1000;
+        let mut rounds = 0u32;
+        loop {
+            {
+                let _preempt_off = NoPreempt::new();
+                // SAFETY: preemption is off; this is the module's own code.
+                unsafe { self.give_back_own(cpu_local::processor_id()) };
+            }
+            self.give_back_sleeping();
+            let left = self.pending.load(SeqCst);
+            if left <= 0 {
+                return;
+            }
+            if rounds == WARN_AFTER {
+                pr_warn!(
+                    "rftrace: unloading waits for {} traced calls of running tasks to return\n",
+                    left
+                );
+            }
+            rounds = rounds.saturating_add(1);
+            fsleep(Delta::from_millis(10));
         }
     }
 
@@ -380,8 +438,6 @@ impl TaskStacks {
     pub(crate) fn quiesce(&self) {
         // SAFETY: `refill` is initialised and lives as long as `self`.
         unsafe { bindings::flush_work(Work::raw_get(&self.refill).cast()) };
-        // SAFETY: as above; after this it is neither pending nor running.
-        unsafe { bindings::irq_work_sync(self.unpin_work.get()) };
     }
 
     /// Asks for a refill if the pool runs low.
@@ -433,34 +489,32 @@ impl TaskEvents for StackEvents {
 }
 
 impl TaskSwitch for StackEvents {
-    /// Keeps each task's time scheduled out, for `nosleep-time`.
-    fn switched(&self, _prev: *mut bindings::task_struct, next: *mut bindings::task_struct) {
+    /// Keeps each task's time scheduled out, for `nosleep-time`; a task
+    /// that goes to sleep with no tracer running gives back its hooked
+    /// returns.
+    fn switched(
+        &self,
+        preempted: bool,
+        _prev: *mut bindings::task_struct,
+        next: *mut bindings::task_struct,
+    ) {
         let stacks = &self.0;
         // SAFETY: local_clock may be called from any context.
         let now = unsafe { bindings::rft_local_clock() };
+        let cpu = cpu_local::processor_id();
         // `prev` is still the current task.
-        if let Some(stack) = stacks.current(cpu_local::processor_id()) {
+        if let Some(stack) = stacks.current(cpu) {
             stack.scheduled_out(now);
+        }
+        if !preempted && stacks.stopped.load(Relaxed) {
+            // SAFETY: interrupts are off in `sched_switch`; `prev` called
+            // the scheduler itself, which the trampoline never does.
+            unsafe { stacks.give_back_own(cpu) };
         }
         if let Some(stack) = stacks.find(next as usize) {
             stack.scheduled_in(now);
         }
     }
-}
-
-/// The `irq_work` that drops the module reference after the last pending
-/// call returned.
-///
-/// # Safety
-///
-/// `work` must be the `unpin_work` field of a live [`TaskStacks`].
-unsafe extern "C" fn unpin_from_irq_work(work: *mut bindings::irq_work) {
-    // SAFETY: per the contract; the table waits for this (`quiesce`)
-    // before it goes.
-    let stacks = unsafe {
-        &*kernel::container_of!(Opaque::cast_from(work).cast_mut(), TaskStacks, unpin_work)
-    };
-    stacks.unpin_if_drained();
 }
 
 /// An empty stack, made in place: a stack is too large to build on the

@@ -38,6 +38,25 @@ extern "C" {
 static CLIENTS: [AtomicPtr<GraphClient>; MAX_TRACERS] =
     [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_TRACERS];
 
+/// Where hooked calls return to: the return trampoline.
+#[inline]
+pub(super) fn trampoline() -> usize {
+    rftrace_graph_return_trampoline as *const () as usize
+}
+
+/// Whether the tracer run that hooked `frame` still runs. Preemption or
+/// interrupts off: a stopped tracer's client is freed only after a grace
+/// period.
+#[inline]
+pub(super) fn hooked_by_running_tracer(frame: &Frame) -> bool {
+    let client = CLIENTS
+        .get(usize::from(frame.tracer))
+        .map_or(core::ptr::null_mut(), |c| c.load(Acquire));
+    // SAFETY: listed clients are alive until a grace period after they
+    // are unlisted; the caller holds one off.
+    !client.is_null() && unsafe { (*client).generation } == frame.generation
+}
+
 /// `set_graph_function` and `set_graph_notrace`, as one snapshot.
 pub(crate) struct GraphFilters {
     pub(crate) functions: Arc<FilterSet>,
@@ -125,8 +144,8 @@ impl GraphSession {
     }
 
     /// Stops the tracer: when this returns, no CPU records for it any
-    /// more. Calls it hooked may still be pending; they return through
-    /// the trampoline unrecorded.
+    /// more. Calls it hooked in sleeping tasks are given back; those of
+    /// running tasks return through the trampoline, unrecorded.
     pub(crate) fn stop(self) {
         let slot = self.client.slot;
         CLIENTS[usize::from(slot)].store(core::ptr::null_mut(), Release);
@@ -299,12 +318,7 @@ impl GraphClient {
         self.stacks.hooked();
         // SAFETY: as above; the frame now holds the real return address,
         // which the trampoline gets back from `rftrace_graph_return`.
-        unsafe {
-            core::ptr::write(
-                slot as *mut usize,
-                rftrace_graph_return_trampoline as *const () as usize,
-            )
-        };
+        unsafe { core::ptr::write(slot as *mut usize, trampoline()) };
         Some(depth)
     }
 
@@ -430,7 +444,10 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(slot_end: usize, retval: us
         Some((stacks, stack, frame, depth, skipped))
     });
     let Some((stacks, stack, frame, depth, skipped)) = popped else {
-        lost_return(slot_end)
+        lost_return(
+            slot_end,
+            live_stacks().and_then(|stacks| stacks.current(cpu)),
+        )
     };
     if skipped > 0 {
         stacks.abandoned.fetch_add(skipped as u64, Relaxed);
@@ -456,7 +473,11 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(slot_end: usize, retval: us
 /// A return through the trampoline with no frame to go back to: the
 /// shadow stacks no longer match the real one. There is nowhere correct
 /// to return to, so this stops the kernel, as ftrace does in this case.
+/// The kernel log gets the frames the task has, for the report.
 #[cold]
-fn lost_return(slot_end: usize) -> ! {
+fn lost_return(slot_end: usize, stack: Option<&TaskStack>) -> ! {
+    if let Some(stack) = stack {
+        stack.report();
+    }
     panic!("rftrace: function_graph return without a shadow frame (sp {slot_end:#x})");
 }
