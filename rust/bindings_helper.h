@@ -18,6 +18,7 @@
 #include <linux/fs_context.h>
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
+#include <linux/kdebug.h>
 #include <linux/kprobes.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
@@ -50,6 +51,7 @@ const unsigned int RFT_O_NONBLOCK = O_NONBLOCK;
 const int RFT_IOCB_NOWAIT = IOCB_NOWAIT;
 const unsigned int RFT_EPOLLIN_RDNORM = (__force unsigned int)(EPOLLIN | EPOLLRDNORM);
 const int RFT_NOTIFY_DONE = NOTIFY_DONE;
+const unsigned long RFT_DIE_INT3 = DIE_INT3;
 const unsigned long RFT_FTRACE_FL_ENABLED = FTRACE_FL_ENABLED;
 const unsigned long RFT_FTRACE_FL_REGS = FTRACE_FL_REGS;
 const unsigned long RFT_FTRACE_FL_TRAMP = FTRACE_FL_TRAMP;

@@ -188,6 +188,11 @@ void rft_mutex_unlock(struct mutex *lock)
 	mutex_unlock(lock);
 }
 
+bool rft_mutex_is_locked(struct mutex *lock)
+{
+	return mutex_is_locked(lock);
+}
+
 void rft_cond_resched(void)
 {
 	cond_resched();

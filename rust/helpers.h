@@ -50,6 +50,7 @@ struct mutex;
 struct module;
 void rft_mutex_lock(struct mutex *lock);
 void rft_mutex_unlock(struct mutex *lock);
+bool rft_mutex_is_locked(struct mutex *lock);
 void rft_cond_resched(void);
 bool rft_within_module_core_text(unsigned long addr, struct module *mod);
 bool rft_within_module_init(unsigned long addr, struct module *mod);

@@ -1,14 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A first look at rftrace: load it, mount rftracefs, and drive it with echo
-# and cat as one drives /sys/kernel/tracing.
+# A first look at rftrace: load it, mount rftracefs, trace functions with
+# the sample of each tracer, and drive it with echo and cat as one drives
+# /sys/kernel/tracing.
+here=$(cd "$(dirname "$0")" && pwd)
 set -x
 insmod /lib/modules/rftrace.ko
 mount -t rftracefs nodev /sys/kernel/rftrace
 cd /sys/kernel/rftrace
+cat available_tracers
+# Each tracer's sample (TRACER.sh here) shows the start of a trace and puts
+# the tracer back to nop; in name order, so function comes first. Only the
+# samples' command lines are traced, not the loop's tests.
+{ set +x; } 2>/dev/null
+for tracer in $(tr ' ' '\n' < available_tracers | sort); do
+	[ ! -x "$here/$tracer.sh" ] || (set -x; "$here/$tracer.sh")
+done
+set -x
 ls -l
 cat README
-cat available_tracers
 cat current_tracer
 echo nop > current_tracer
 cat tracing_cpumask

@@ -18,6 +18,7 @@
 use crate::bindings;
 use crate::symbols;
 use core::ffi::c_void;
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use kernel::ffi::c_char;
 use kernel::{c_str, prelude::*, str::CStr, sync::SetOnce};
 
@@ -35,6 +36,7 @@ type StackTraceSaveRegsFn =
 pub(crate) type TaskCallback = unsafe extern "C" fn(*mut bindings::task_struct, *mut c_void) -> i32;
 type TaskCallFuncFn =
     unsafe extern "C" fn(*mut bindings::task_struct, TaskCallback, *mut c_void) -> i32;
+type GetKprobeFn = unsafe extern "C" fn(*mut c_void) -> *mut bindings::kprobe;
 
 /// The start of `struct ftrace_hash` (kernel/trace/trace.h, private to
 /// kernel/trace; unchanged from 5.x to 7.2): the fields read here.
@@ -56,6 +58,7 @@ const FTRACE_HASH_FL_MOD: usize = 1;
 /// Every field is the address of the kernel object of that name, of the
 /// type the kernel declares for it.
 struct KernelSymbols {
+    lookup_name: LookupNameFn,
     text_mutex: *mut bindings::mutex,
     ftrace_lock: *mut bindings::mutex,
     poke_batch_add: PokeBatchAddFn,
@@ -69,6 +72,7 @@ struct KernelSymbols {
     module_address: ModuleAddressFn,
     stack_trace_save_regs: StackTraceSaveRegsFn,
     task_call_func: TaskCallFuncFn,
+    get_kprobe: GetKprobeFn,
     /// `__irqentry_text_start` and `__irqentry_text_end`: the interrupt
     /// entry functions, which function_graph output marks.
     irqentry_text: core::ops::Range<usize>,
@@ -158,19 +162,21 @@ pub(crate) fn resolve() -> Result {
         find(c_str!("__module_address")),
         find(c_str!("stack_trace_save_regs")),
         find(c_str!("task_call_func")),
+        find(c_str!("get_kprobe")),
         find(c_str!("__irqentry_text_start")),
         find(c_str!("__irqentry_text_end")),
     ];
     if missing {
         return Err(ENOENT);
     }
-    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack, task_call, irq_start, irq_end] =
+    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack, task_call, kprobe, irq_start, irq_end] =
         addresses;
     // SAFETY: each address is the kernel's symbol of that name, whose C
     // declaration has the Rust type it is converted to (the invariant of
     // `KernelSymbols`).
     let resolved = unsafe {
         KernelSymbols {
+            lookup_name: lookup,
             text_mutex: text_mutex as *mut bindings::mutex,
             ftrace_lock: ftrace_lock as *mut bindings::mutex,
             poke_batch_add: core::mem::transmute::<usize, PokeBatchAddFn>(add),
@@ -184,11 +190,39 @@ pub(crate) fn resolve() -> Result {
             module_address: core::mem::transmute::<usize, ModuleAddressFn>(module),
             stack_trace_save_regs: core::mem::transmute::<usize, StackTraceSaveRegsFn>(stack),
             task_call_func: core::mem::transmute::<usize, TaskCallFuncFn>(task_call),
+            get_kprobe: core::mem::transmute::<usize, GetKprobeFn>(kprobe),
             irqentry_text: irq_start..irq_end,
         }
     };
     SYMBOLS.populate(resolved);
     Ok(())
+}
+
+/// The address of the kernel symbol `name`, for symbols only some
+/// features need (none before [`resolve`]).
+pub(crate) fn address_of(name: &CStr) -> Option<usize> {
+    let symbols = symbols().ok()?;
+    // SAFETY: `name` is NUL-terminated; the lookup may sleep, and callers
+    // are in process context.
+    let address = unsafe { (symbols.lookup_name)(name.as_char_ptr()) };
+    (address != 0).then_some(address)
+}
+
+/// Whether some task holds `text_mutex`: text is being patched (by the
+/// kernel's ftrace, static keys, kprobes or rftrace). Any context.
+pub(crate) fn text_mutex_held() -> bool {
+    // SAFETY: `text_mutex` is the kernel's mutex; reading its owner word
+    // is what `mutex_is_locked` does, from any context.
+    symbols().is_ok_and(|s| unsafe { bindings::rft_mutex_is_locked(s.text_mutex) })
+}
+
+/// Text-patching batches of rftrace's under way: counted from
+/// [`FtraceLocked::patch`] to the end of the [`TextPatcher`].
+static BATCHES_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// How many of rftrace's text-patching batches are under way.
+pub(crate) fn batches_in_flight() -> usize {
+    BATCHES_IN_FLIGHT.load(Relaxed)
 }
 
 /// The kernel's interrupt entry text (empty before [`resolve`]).
@@ -237,6 +271,19 @@ pub(crate) unsafe fn call_with_task_held(
     let symbols = symbols()?;
     // SAFETY: the kernel's `task_call_func`, with the caller's guarantees.
     Ok(unsafe { (symbols.task_call_func)(task, callback, arg) })
+}
+
+/// Whether a kprobe is registered at `address`, armed or not. A kprobe on
+/// an `__fentry__` site is carried by the kernel's ftrace once it is armed;
+/// a disabled one is not, yet it would arm through ftrace when enabled.
+pub(crate) fn kprobe_at(address: usize) -> bool {
+    let Ok(symbols) = symbols() else {
+        return false;
+    };
+    let _rcu = kernel::sync::rcu::read_lock();
+    // SAFETY: `get_kprobe` walks the kprobe table under RCU, held; only
+    // whether it found one is used, not the kprobe itself.
+    !unsafe { (symbols.get_kprobe)(address as *mut c_void) }.is_null()
 }
 
 /// The module whose memory holds `address`, or null: a pointer to compare,
@@ -289,15 +336,45 @@ impl FtraceLocked {
         }
     }
 
-    /// The record at `rec`, which the caller got from this lock's
-    /// iteration earlier.
+    /// The records of the call sites `ips`, found by address: one walk of
+    /// every record, each looked up among the wanted addresses.
     ///
-    /// # Safety
-    ///
-    /// `rec` must still be a live ftrace record: its module has not been
-    /// released since.
-    pub(crate) unsafe fn record(&self, rec: *mut bindings::dyn_ftrace) -> FtraceRecord<'_> {
-        FtraceRecord { rec, _lock: self }
+    /// Records are never remembered across a release of `ftrace_lock`: the
+    /// kernel moves them within their page when it frees a module's init
+    /// text (`ftrace_free_mem`), and frees pages that become empty, so a
+    /// pointer kept from an earlier walk may name a neighbour's record or
+    /// freed memory.
+    pub(crate) fn records_at(&self, ips: impl Iterator<Item = usize>) -> Result<RecordIndex<'_>> {
+        let mut entries = KVec::new();
+        for ip in ips {
+            entries.push(
+                RecordSlot {
+                    ip,
+                    rec: core::ptr::null_mut(),
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        crate::portable::sort::heap_sort(&mut entries);
+        let mut i = 0usize;
+        self.for_each_record(|rec| {
+            let ip = rec.ip();
+            if let Ok(found) = entries.binary_search_by(|e| e.ip.cmp(&ip)) {
+                if let Some(entry) = entries.get_mut(found) {
+                    entry.rec = rec.rec;
+                }
+            }
+            i += 1;
+            if i % 4096 == 0 {
+                // SAFETY: process context; only mutexes are held.
+                unsafe { bindings::rft_cond_resched() };
+            }
+        });
+        // INVARIANT: filled from this walk, under the lock `self` holds.
+        Ok(RecordIndex {
+            entries,
+            _lock: self,
+        })
     }
 
     /// How many of the kernel's registered ftrace users select the call
@@ -357,6 +434,7 @@ impl FtraceLocked {
         // SAFETY: `text_mutex` is the kernel's mutex; taken after
         // `ftrace_lock`, in the kernel's order.
         unsafe { bindings::rft_mutex_lock(self.symbols.text_mutex) };
+        BATCHES_IN_FLIGHT.fetch_add(1, Relaxed);
         // INVARIANT: locked just above.
         TextPatcher { lock: self }
     }
@@ -403,6 +481,58 @@ pub(crate) enum Busy {
     Invalid,
 }
 
+/// A wanted call site and its record, if the kernel has one.
+struct RecordSlot {
+    ip: usize,
+    rec: *mut bindings::dyn_ftrace,
+}
+
+impl PartialEq for RecordSlot {
+    fn eq(&self, other: &Self) -> bool {
+        self.ip == other.ip
+    }
+}
+
+impl Eq for RecordSlot {}
+
+impl PartialOrd for RecordSlot {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for RecordSlot {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.ip.cmp(&other.ip)
+    }
+}
+
+/// The ftrace records of some call sites, found by [`FtraceLocked::records_at`].
+///
+/// # Invariants
+///
+/// Every non-null `rec` is the kernel's live record of its `ip`, found
+/// while the `ftrace_lock` that `_lock` holds was held; the kernel moves
+/// and frees records only under that lock, so they stay true while the
+/// index exists. `entries` is sorted by `ip`.
+pub(crate) struct RecordIndex<'a> {
+    entries: KVec<RecordSlot>,
+    _lock: &'a FtraceLocked,
+}
+
+impl RecordIndex<'_> {
+    /// The record of the call site `ip`, if the kernel has one.
+    pub(crate) fn get(&self, ip: usize) -> Option<FtraceRecord<'_>> {
+        let found = self.entries.binary_search_by(|e| e.ip.cmp(&ip)).ok()?;
+        let rec = self.entries.get(found)?.rec;
+        // INVARIANT: a live record, under the lock (the type invariant).
+        (!rec.is_null()).then_some(FtraceRecord {
+            rec,
+            _lock: self._lock,
+        })
+    }
+}
+
 /// One of the kernel's ftrace records, seen with `ftrace_lock` held.
 pub(crate) struct FtraceRecord<'a> {
     rec: *mut bindings::dyn_ftrace,
@@ -410,11 +540,6 @@ pub(crate) struct FtraceRecord<'a> {
 }
 
 impl FtraceRecord<'_> {
-    /// The record's address, for [`FtraceLocked::record`].
-    pub(crate) fn as_ptr(&self) -> *mut bindings::dyn_ftrace {
-        self.rec
-    }
-
     /// The call site.
     pub(crate) fn ip(&self) -> usize {
         // SAFETY: the record is live while the lock is held.
@@ -538,6 +663,7 @@ impl TextPatcher<'_> {
 impl Drop for TextPatcher<'_> {
     fn drop(&mut self) {
         self.finish();
+        BATCHES_IN_FLIGHT.fetch_sub(1, Relaxed);
         // SAFETY: held by this task (the type invariant).
         unsafe { bindings::rft_mutex_unlock(self.lock.symbols.text_mutex) };
     }

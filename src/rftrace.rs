@@ -48,6 +48,10 @@ module! {
             default: 0,
             description: "With bench_ms: 1 runs a consumer that reads pages meanwhile, 0 none",
         },
+        debug_patching: u8 {
+            default: 0,
+            description: "1: check every text-patching batch and report stray int3 traps in the kernel log (a debugging aid)",
+        },
     },
 }
 
@@ -83,8 +87,8 @@ impl Drop for GraphRunning {
 struct EngineRunning;
 
 impl EngineRunning {
-    fn start(module: &'static ThisModule) -> Result<Self> {
-        fentry::start(module)?;
+    fn start(module: &'static ThisModule, debug_patching: bool) -> Result<Self> {
+        fentry::start(module, debug_patching)?;
         Ok(EngineRunning)
     }
 }
@@ -97,7 +101,8 @@ impl Drop for EngineRunning {
 
 impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
-        let engine = EngineRunning::start(module);
+        let debug_patching = *module_parameters::debug_patching.value() != 0;
+        let engine = EngineRunning::start(module, debug_patching);
         let graph = GraphRunning::start();
         let top = instance::Instance::new_top();
         if let Ok(top) = &top {

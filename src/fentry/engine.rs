@@ -17,9 +17,9 @@
 //! any lock of an instance's control path.
 
 use super::handlers::{FentryClient, HandlerSet, SiteSelector};
-use super::sites::{Segment, Site, SiteTable};
+use super::sites::{Hold, Segment, Site, SiteTable};
 use crate::bindings;
-use crate::ksyms::{self, Busy, FtraceLocked};
+use crate::ksyms::{self, Busy, FtraceLocked, RecordIndex, TextPatcher};
 use core::sync::atomic::{
     AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
@@ -27,6 +27,7 @@ use core::sync::atomic::{
 use kernel::{
     new_mutex,
     prelude::*,
+    str::BStr,
     sync::{Arc, Mutex},
 };
 
@@ -67,6 +68,7 @@ pub(crate) struct State {
 
 /// A change planned for one site.
 struct Change<'a> {
+    segment: &'a Arc<Segment>,
     site: &'a Site,
     mask: u64,
 }
@@ -118,6 +120,8 @@ pub(crate) struct Engine {
     pub(crate) recursion: KVec<AtomicU32>,
     /// Calls dropped because they recursed.
     pub(crate) recursion_misses: AtomicU64,
+    /// The stray-breakpoint report, with `debug_patching`.
+    _int3_watch: Option<super::debug::Int3Watch>,
 }
 
 // SAFETY: the raw table pointer is only read under RCU and written under
@@ -128,7 +132,11 @@ unsafe impl Sync for Engine {}
 
 impl Engine {
     /// An engine over the sites of `table`, none patched.
-    pub(crate) fn new(table: SiteTable, nr_cpus: usize) -> Result<impl PinInit<Self, Error>> {
+    pub(crate) fn new(
+        table: SiteTable,
+        nr_cpus: usize,
+        int3_watch: Option<super::debug::Int3Watch>,
+    ) -> Result<impl PinInit<Self, Error>> {
         let initial = Arc::new(table, GFP_KERNEL)?;
         let mut recursion = KVec::with_capacity(nr_cpus, GFP_KERNEL)?;
         for _ in 0..nr_cpus {
@@ -144,6 +152,7 @@ impl Engine {
             }),
             recursion,
             recursion_misses: AtomicU64::new(0),
+            _int3_watch: int3_watch,
         }? Error))
     }
 
@@ -244,7 +253,14 @@ impl Engine {
                     .is_some_and(|s| s.selects(&segment.info(site)));
                 let new = if wanted { old | bit } else { old & !bit };
                 if new != old {
-                    plan.push(Change { site, mask: new }, GFP_KERNEL)?;
+                    plan.push(
+                        Change {
+                            segment,
+                            site,
+                            mask: new,
+                        },
+                        GFP_KERNEL,
+                    )?;
                 }
                 maybe_resched(i);
             }
@@ -262,13 +278,20 @@ impl Engine {
         explicit: bool,
     ) -> Result<UpdateReport, UpdateError> {
         let mut report = UpdateReport::default();
-        let mut kick = KVec::new();
+        let released = plan.iter().filter(|c| c.mask == 0).count();
+        let mut waited_for = GivenBack::with_room(released)?;
         {
             let lock = FtraceLocked::lock()?;
+            // The records are found again for every update: the kernel
+            // moves them (see `FtraceLocked::records_at`).
+            let records = lock.records_at(plan.iter().map(|c| c.site.ip))?;
             // First check every site to be taken, so that a refusal leaves
             // everything as it was.
-            let taken = |c: &Change<'_>| c.mask != 0 && !c.site.patched.load(Relaxed);
-            let busy = |c: &Change<'_>| taken(c) && claimable(&lock, c.site).is_err();
+            let busy = |c: &Change<'_>| {
+                c.mask != 0
+                    && c.site.hold() != Hold::Patched
+                    && claimable(&records, c.site).is_err()
+            };
             if explicit {
                 if plan.iter().any(busy) {
                     return Err(UpdateError::Busy);
@@ -286,67 +309,39 @@ impl Engine {
             }
             let mut patcher = lock.patch();
             for (i, change) in plan.iter().enumerate() {
-                let site = change.site;
-                let was_patched = site.patched.load(Relaxed);
                 if change.mask != 0 {
                     let set = find_set(state, change.mask);
-                    site.handlers.store(set, Release);
-                    if !was_patched {
-                        // SAFETY: the site's record is live while its
-                        // segment is in the table.
-                        let mut rec = unsafe { lock.record(site.rec) };
-                        if rec.take().is_ok() {
-                            if let Some(call) = call_insn(site.ip) {
-                                // SAFETY: `ip` is a verified NOP5 call site
-                                // in live text; the call is 5 bytes too.
-                                unsafe { patcher.queue(site.ip, &call) };
-                                site.patched.store(true, Relaxed);
-                                report.patched += 1;
-                            }
-                        }
+                    change.site.handlers.store(set, Release);
+                    if change.site.hold() == Hold::Free {
+                        report.patched += usize::from(take(&records, &mut patcher, change.site));
                     }
-                } else if was_patched {
-                    if let Some(call) = call_insn(site.ip) {
-                        if text_is(site.ip, &call) {
-                            // SAFETY: the site holds our call, written by
-                            // this engine; the NOP is as long.
-                            unsafe { patcher.queue(site.ip, &NOP5) };
-                        } else {
-                            pr_err!(
-                                "rftrace: site {:#x} was changed behind rftrace's back\n",
-                                site.ip
-                            );
-                        }
-                    }
+                } else if change.site.hold() == Hold::Patched {
+                    unpatch(&mut patcher, change);
                 }
-                site.mask.store(change.mask, Relaxed);
+                change.site.mask.store(change.mask, Relaxed);
                 maybe_resched(i);
             }
             patcher.finish();
+            if super::debug::enabled() {
+                super::debug::verify(plan.iter().map(|c| (c.site, c.mask != 0)));
+            }
             drop(patcher);
             // The NOPs are in place: give the released sites back.
             for change in plan.iter().filter(|c| c.mask == 0) {
                 let site = change.site;
-                if !site.patched.load(Relaxed) {
+                if site.hold() != Hold::Patched {
                     continue;
                 }
                 site.handlers.store(core::ptr::null_mut(), Release);
-                site.patched.store(false, Relaxed);
-                // SAFETY: the record is live (see above).
-                let mut rec = unsafe { lock.record(site.rec) };
-                if rec.give_back(&lock) {
-                    kick.push(site.ip, GFP_KERNEL)?;
+                site.set_hold(Hold::Free);
+                let given = records.get(site.ip).map(|mut rec| rec.give_back(&lock));
+                if given == Some(true) {
+                    waited_for.add(change);
                 }
                 report.unpatched += 1;
             }
         }
-        if let Err(e) = ksyms::kick_kernel_ftrace(&mut kick) {
-            pr_warn!(
-                "rftrace: could not hand {} sites back to ftrace: {:?}\n",
-                kick.len(),
-                e
-            );
-        }
+        waited_for.hand_over();
         self.collect_sets(state);
         Ok(report)
     }
@@ -419,12 +414,15 @@ impl Engine {
 
     /// Unpatches every site of `segment` (its module is going) and gives
     /// the records back.
-    pub(crate) fn release_segment(&self, state: &mut State, segment: &Segment) {
+    pub(crate) fn release_segment(&self, state: &mut State, segment: &Arc<Segment>) {
         let mut plan = KVec::new();
         for site in segment.sites.iter() {
-            if site.mask.load(Relaxed) != 0
-                && plan.push(Change { site, mask: 0 }, GFP_KERNEL).is_err()
-            {
+            let change = Change {
+                segment,
+                site,
+                mask: 0,
+            };
+            if site.mask.load(Relaxed) != 0 && plan.push(change, GFP_KERNEL).is_err() {
                 break;
             }
         }
@@ -452,17 +450,127 @@ impl Engine {
 }
 
 /// Whether rftrace may take `site` now: the kernel's ftrace does not use
-/// it and it holds the NOP.
-fn claimable(lock: &FtraceLocked, site: &Site) -> core::result::Result<(), Busy> {
-    // SAFETY: the record is live while the site's segment is in the table.
-    let rec = unsafe { lock.record(site.rec) };
-    rec.availability()?;
+/// it, no kprobe waits for it and it holds the NOP.
+fn claimable(records: &RecordIndex<'_>, site: &Site) -> core::result::Result<(), Busy> {
+    if site.hold() == Hold::Lost {
+        return Err(Busy::InUse);
+    }
+    records.get(site.ip).ok_or(Busy::Invalid)?.availability()?;
     call_insn(site.ip).ok_or(Busy::Invalid)?;
+    // A kprobe at the site, even one disabled now, would be armed through
+    // the kernel's ftrace, which skips a site rftrace holds: it would stay
+    // silent until rftrace let go.
+    if ksyms::kprobe_at(site.ip) {
+        return Err(Busy::InUse);
+    }
     if !text_is(site.ip, &NOP5) {
         // Someone patched it without ftrace (an int3 kprobe, BPF).
         return Err(Busy::InUse);
     }
     Ok(())
+}
+
+/// Takes `site` from the kernel's ftrace and queues its call of the
+/// trampoline; returns whether it did.
+fn take(records: &RecordIndex<'_>, patcher: &mut TextPatcher<'_>, site: &Site) -> bool {
+    let Some(mut rec) = records.get(site.ip) else {
+        return false;
+    };
+    let Some(call) = call_insn(site.ip) else {
+        return false;
+    };
+    if rec.take().is_err() {
+        return false;
+    }
+    // SAFETY: `ip` is a call site that `claimable` found holding the NOP in
+    // live text; the call is 5 bytes too.
+    unsafe { patcher.queue(site.ip, &call) };
+    site.set_hold(Hold::Patched);
+    true
+}
+
+/// Queues the NOP back at a site rftrace patched, if it still holds
+/// rftrace's call. If it does not, someone else wrote it: the site is kept
+/// taken and untouched ([`Hold::Lost`]), and that is logged, once.
+fn unpatch(patcher: &mut TextPatcher<'_>, change: &Change<'_>) {
+    let site = change.site;
+    if call_insn(site.ip).is_some_and(|call| text_is(site.ip, &call)) {
+        // SAFETY: the site holds our call, written by this engine; the NOP
+        // is as long.
+        unsafe { patcher.queue(site.ip, &NOP5) };
+        return;
+    }
+    site.handlers.store(core::ptr::null_mut(), Release);
+    site.set_hold(Hold::Lost);
+    let name = BStr::from_bytes(change.segment.name_of(site));
+    pr_err!(
+        "rftrace: {} ({:#x}) no longer holds rftrace's call: it was changed behind rftrace's back; it stays taken from ftrace, untouched\n",
+        name,
+        site.ip
+    );
+}
+
+/// Sites given back to the kernel's ftrace while some of its users waited
+/// for them: the kernel has to patch them for those users.
+///
+/// # Invariants
+///
+/// `ips` has room for every site of the release it was made for.
+struct GivenBack {
+    ips: KVec<usize>,
+    first: Option<(Arc<Segment>, usize)>,
+}
+
+impl GivenBack {
+    /// Room for `released` sites, allocated before anything changes.
+    fn with_room(released: usize) -> Result<Self> {
+        // INVARIANT: room for every released site.
+        Ok(GivenBack {
+            ips: KVec::with_capacity(released, GFP_KERNEL)?,
+            first: None,
+        })
+    }
+
+    /// Notes `change`'s site, one of the release's.
+    fn add(&mut self, change: &Change<'_>) {
+        // Within the room made for the release (the type invariant): the
+        // push does not allocate, so it cannot fail.
+        let _ = self.ips.push(change.site.ip, GFP_NOWAIT);
+        if self.first.is_none() {
+            self.first = Some((change.segment.clone(), change.site.ip));
+        }
+    }
+
+    /// Makes the kernel's ftrace patch the sites for its users, and says so
+    /// in the kernel log, once for the whole release.
+    fn hand_over(mut self) {
+        if self.ips.is_empty() {
+            return;
+        }
+        let name = self
+            .first
+            .as_ref()
+            .and_then(|(segment, ip)| segment.find(*ip).map(|s| segment.name_of(s)))
+            .unwrap_or(b"?");
+        let (functions, them) = match self.ips.len() {
+            1 => ("function", "it"),
+            _ => ("functions", "them"),
+        };
+        pr_info!(
+            "rftrace: gave {} {} back to the kernel's ftrace users that waited for {} (first: {})\n",
+            self.ips.len(),
+            functions,
+            them,
+            BStr::from_bytes(name)
+        );
+        if let Err(e) = ksyms::kick_kernel_ftrace(&mut self.ips) {
+            pr_warn!(
+                "rftrace: could not hand {} sites back to ftrace: {:?}\n",
+                self.ips.len(),
+                e
+            );
+        }
+    }
 }
 
 /// Whether the text at `ip` is `bytes`.

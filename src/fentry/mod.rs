@@ -13,6 +13,7 @@
 //!
 //! There is one engine; every instance's tracers are clients of it.
 
+mod debug;
 mod dispatch;
 mod engine;
 mod handlers;
@@ -45,12 +46,14 @@ pub(crate) fn engine() -> Option<&'static Engine> {
 }
 
 /// Starts the engine: resolves the kernel symbols it needs, lists the
-/// sites and starts following modules.
-pub(crate) fn start(this_module: &'static ThisModule) -> Result {
+/// sites and starts following modules. `debug_patching` turns on the
+/// checks of [`debug`].
+pub(crate) fn start(this_module: &'static ThisModule, debug_patching: bool) -> Result {
     ksyms::resolve()?;
     let table = scan::scan_all(this_module)?;
     let nr_cpus = crate::instance::nr_cpu_ids();
-    let engine = KBox::pin_init(Engine::new(table, nr_cpus)?, GFP_KERNEL)?;
+    let watch = debug::Int3Watch::start(debug_patching)?;
+    let engine = KBox::pin_init(Engine::new(table, nr_cpus, watch)?, GFP_KERNEL)?;
     // SAFETY: the engine is never moved out of its box: `stop` turns the
     // pointer back into the pinned box.
     let raw = KBox::into_raw(unsafe { Pin::into_inner_unchecked(engine) });

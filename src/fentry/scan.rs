@@ -85,7 +85,7 @@ fn add_site(segment: &mut Segment, rec: &FtraceRecord<'_>) -> Result {
     let text = buf.get(..usize::try_from(len).unwrap_or(0)).unwrap_or(&[]);
     // "func [module]" for module functions: keep "func".
     let name = text.split(|&b| b == b' ').next().unwrap_or(text);
-    segment.push(rec.ip(), name, rec.as_ptr())
+    segment.push(rec.ip(), name)
 }
 
 /// The name of `module`.

@@ -11,7 +11,7 @@
 
 use super::handlers::HandlerSet;
 use crate::bindings;
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering::Relaxed};
+use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, Ordering::Relaxed};
 use kernel::{prelude::*, sync::Arc};
 
 /// The serial number of the next segment.
@@ -20,26 +20,61 @@ static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 /// The longest module name kept (`MODULE_NAME_LEN` is 56).
 pub(crate) const MODULE_NAME_MAX: usize = 64;
 
+/// Whether rftrace holds a site, taken from the kernel's ftrace.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum Hold {
+    /// The kernel's ftrace has it; it holds the NOP as far as rftrace knows.
+    Free = 0,
+    /// Taken, and it calls rftrace's trampoline.
+    Patched = 1,
+    /// Taken, and found no longer holding rftrace's call when it was to be
+    /// given back: someone else wrote it. It stays taken and untouched:
+    /// giving the kernel's ftrace a site whose bytes it does not expect
+    /// would make it fail its check on the next update and turn itself off
+    /// (`ftrace_bug`).
+    Lost = 2,
+}
+
 /// One call site.
+///
+/// The site does not keep the kernel's ftrace record: the kernel moves
+/// records when it frees a module's init text, so the engine finds them
+/// by address under `ftrace_lock` whenever it needs them
+/// ([`crate::ksyms::FtraceLocked::records_at`]).
 ///
 /// # Invariants
 ///
-/// `rec` is the kernel's ftrace record of `ip` while the site's segment is
-/// in the engine's table. `mask` and `patched` are changed only with the
-/// engine's lock held; `handlers` is null or points at a [`HandlerSet`]
-/// kept alive by the engine for as long as any site points at it and one
-/// RCU grace period after.
+/// `mask` and `hold` are changed only with the engine's lock held;
+/// `handlers` is null or points at a [`HandlerSet`] kept alive by the
+/// engine for as long as any site points at it and one RCU grace period
+/// after.
 pub(crate) struct Site {
     pub(crate) ip: usize,
     name_start: u32,
     name_len: u16,
-    pub(crate) rec: *mut bindings::dyn_ftrace,
     /// One bit per engine registration that selects the site.
     pub(crate) mask: AtomicU64,
-    /// Whether the site currently calls the trampoline.
-    pub(crate) patched: AtomicBool,
+    /// A [`Hold`].
+    hold: AtomicU8,
     /// What the dispatcher calls for this site.
     pub(crate) handlers: AtomicPtr<HandlerSet>,
+}
+
+impl Site {
+    /// Whether rftrace holds the site, and how.
+    pub(crate) fn hold(&self) -> Hold {
+        match self.hold.load(Relaxed) {
+            1 => Hold::Patched,
+            2 => Hold::Lost,
+            _ => Hold::Free,
+        }
+    }
+
+    /// Records a change of [`Self::hold`]; the engine's lock is held.
+    pub(crate) fn set_hold(&self, hold: Hold) {
+        self.hold.store(hold as u8, Relaxed);
+    }
 }
 
 /// The sites of vmlinux or of one module, sorted by address.
@@ -59,9 +94,8 @@ pub(crate) struct Segment {
     names: KVec<u8>,
 }
 
-// SAFETY: the raw pointers name kernel objects (ftrace records, the module)
-// that outlive the segment's place in the table; mutation goes through
-// atomics.
+// SAFETY: the raw pointer names the module, which outlives the segment's
+// place in the table; mutation goes through atomics.
 unsafe impl Send for Segment {}
 // SAFETY: as above.
 unsafe impl Sync for Segment {}
@@ -101,12 +135,7 @@ impl Segment {
     }
 
     /// Adds a site (in increasing address order) named `name`.
-    pub(crate) fn push(
-        &mut self,
-        ip: usize,
-        name: &[u8],
-        rec: *mut bindings::dyn_ftrace,
-    ) -> Result {
+    pub(crate) fn push(&mut self, ip: usize, name: &[u8]) -> Result {
         let name = name
             .get(..name.len().min(u16::MAX as usize))
             .unwrap_or(name);
@@ -117,9 +146,8 @@ impl Segment {
                 ip,
                 name_start,
                 name_len: name.len() as u16,
-                rec,
                 mask: AtomicU64::new(0),
-                patched: AtomicBool::new(false),
+                hold: AtomicU8::new(Hold::Free as u8),
                 handlers: AtomicPtr::new(core::ptr::null_mut()),
             },
             GFP_KERNEL,

@@ -55,9 +55,15 @@ if [ "${RFTRACE_KVM:-probe}" != 0 ] && [ -w /dev/kvm ]; then
 fi
 cpu=max
 [ "$accel" = kvm ] && cpu=host
-echo "run-vm: booting with $accel, mode $mode" >&2
+# RFTRACE_TCG: how TCG runs the two vCPUs, `multi` (a host thread each) or
+# `single` (one thread, vCPUs in turn). See Documentation/rftrace.rst.
+tcg=${RFTRACE_TCG:-multi}
+case $tcg in multi|single) ;; *) echo "run-vm: RFTRACE_TCG is multi or single" >&2; exit 2 ;; esac
+accel_opts=$accel
+[ "$accel" = tcg ] && accel_opts="tcg,thread=$tcg"
+echo "run-vm: booting with $accel_opts, mode $mode" >&2
 
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G
+qemu=(qemu-system-x86_64 -accel "$accel_opts" -cpu "$cpu" -smp 2 -m 2G
 	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz"
 	-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host"
 	-no-reboot)
@@ -67,6 +73,8 @@ append="console=ttyS0 rdinit=/init rftrace.mode=$mode panic=-1 reboot=t"
 # RFTRACE_TRACING_DIR=/sys/kernel/tracing runs the cases against the kernel's
 # own tracefs instead of rftracefs, to check the cases against the reference.
 [ -z "${RFTRACE_TRACING_DIR:-}" ] || append="$append rftrace.dir=$RFTRACE_TRACING_DIR"
+# RFTRACE_DEBUG_PATCHING=1 loads rftrace with its patching checks on.
+[ -z "${RFTRACE_DEBUG_PATCHING:-}" ] || append="$append rftrace.debug_patching=1"
 # RFTRACE_BENCH=function_tracer runs only those benchmarks (bench mode).
 [ -z "${RFTRACE_BENCH:-}" ] || append="$append rftrace.bench=$RFTRACE_BENCH"
 

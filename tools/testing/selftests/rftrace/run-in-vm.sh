@@ -4,7 +4,8 @@
 # selftest case, or those RFTRACE_TESTS names (KTAP on stdout), and on a debug kernel scan for leaks.
 here=$(cd "$(dirname "$0")" && pwd)
 export RFTRACE_KO=${RFTRACE_KO:-/lib/modules/rftrace.ko}
-insmod "$RFTRACE_KO" || echo "# insmod $RFTRACE_KO failed"
+# RFTRACE_INSMOD_ARGS: module parameters, e.g. debug_patching=1.
+insmod "$RFTRACE_KO" ${RFTRACE_INSMOD_ARGS:-} || echo "# insmod $RFTRACE_KO failed"
 mount -t rftracefs nodev /sys/kernel/rftrace || echo "# mounting rftracefs failed"
 # RFTRACE_TESTS (comma-separated, relative to test.d) narrows the run.
 cases=
