@@ -15,23 +15,8 @@
 set -e
 dir=${1:-/sys/kernel/rftrace}
 
-# Each command is printed before it runs, so the output reads as a session.
-run() {
-	printf '$ %s\n' "$*"
-	eval "$*"
-}
-
-if [ ! -e "$dir/current_tracer" ]; then
-	if [ "$dir" = /sys/kernel/rftrace ]; then
-		# The mount point appears when the module loads.
-		grep -q '^rftrace ' /proc/modules ||
-			run insmod "${RFTRACE_KO:-/lib/modules/rftrace.ko}"
-		run mount -t rftracefs nodev "$dir"
-	else
-		run mount -t tracefs nodev "$dir"
-	fi
-fi
-run cd "$dir"
+. "$(dirname "$0")/lib.sh"
+enter_tracing_dir "$dir"
 
 restore() {
 	echo nop > current_tracer

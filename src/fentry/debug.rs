@@ -58,7 +58,7 @@ pub(crate) fn verify<'a>(changes: impl Iterator<Item = (&'a Site, bool)>) {
         if ksyms::read_text(site.ip, &mut now).is_ok() && now != expected {
             wrong += 1;
             pr_err!(
-                "rftrace: debug_patching: site {:#x} holds {:02x?} after the batch, queued {:02x?}\n",
+                "rftrace: patching check failed: site {:#x} holds {:02x?} after the batch, queued {:02x?}\n",
                 site.ip,
                 now,
                 expected
@@ -67,7 +67,7 @@ pub(crate) fn verify<'a>(changes: impl Iterator<Item = (&'a Site, bool)>) {
     }
     if wrong != 0 {
         pr_err!(
-            "rftrace: debug_patching: {} sites differ from what was queued\n",
+            "rftrace: patching check failed: {} sites differ from what was queued\n",
             wrong
         );
     }

@@ -1,26 +1,3 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * An empty module the patch engine selftests load and unload to shape the
- * module text area (see Kbuild).
- */
-#include <linux/module.h>
-
-int rftrace_pin_touch(int x);
-noinline int rftrace_pin_touch(int x)
-{
-	return x + 1;
-}
-
-static int __init rftrace_pin_init(void)
-{
-	return rftrace_pin_touch(0) == 1 ? 0 : -EINVAL;
-}
-
-static void __exit rftrace_pin_exit(void)
-{
-}
-
-module_init(rftrace_pin_init);
-module_exit(rftrace_pin_exit);
-MODULE_DESCRIPTION("rftrace selftests: a module that only takes up room");
-MODULE_LICENSE("GPL");
+/* rftrace_spacer under a second name: two such modules can be loaded. */
+#include "rftrace_spacer.c"

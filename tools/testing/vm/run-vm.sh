@@ -55,9 +55,11 @@ if [ "${RFTRACE_KVM:-probe}" != 0 ] && [ -w /dev/kvm ]; then
 fi
 cpu=max
 [ "$accel" = kvm ] && cpu=host
-# RFTRACE_TCG: how TCG runs the two vCPUs, `multi` (a host thread each) or
-# `single` (one thread, vCPUs in turn). See Documentation/rftrace.rst.
-tcg=${RFTRACE_TCG:-multi}
+# RFTRACE_TCG: how TCG runs the two vCPUs: `single` (the default: one host
+# thread runs them in turn) or `multi` (a host thread each). Under `multi`,
+# QEMU can keep running a breakpoint that text patching already removed
+# from memory (Documentation/rftrace.rst, "Testing").
+tcg=${RFTRACE_TCG:-single}
 case $tcg in multi|single) ;; *) echo "run-vm: RFTRACE_TCG is multi or single" >&2; exit 2 ;; esac
 accel_opts=$accel
 [ "$accel" = tcg ] && accel_opts="tcg,thread=$tcg"
@@ -73,8 +75,13 @@ append="console=ttyS0 rdinit=/init rftrace.mode=$mode panic=-1 reboot=t"
 # RFTRACE_TRACING_DIR=/sys/kernel/tracing runs the cases against the kernel's
 # own tracefs instead of rftracefs, to check the cases against the reference.
 [ -z "${RFTRACE_TRACING_DIR:-}" ] || append="$append rftrace.dir=$RFTRACE_TRACING_DIR"
-# RFTRACE_DEBUG_PATCHING=1 loads rftrace with its patching checks on.
-[ -z "${RFTRACE_DEBUG_PATCHING:-}" ] || append="$append rftrace.debug_patching=1"
+# The selftests load rftrace with its patching checks on (debug_patching=1:
+# every batch read back, stray int3 traps described before the oops), so
+# that a crash in a test run carries its evidence; RFTRACE_DEBUG_PATCHING=0
+# turns them off, =1 turns them on in the other modes too.
+debug_patching=${RFTRACE_DEBUG_PATCHING:-}
+[ -n "$debug_patching" ] || { [ "$mode" = test ] && debug_patching=1 || debug_patching=0; }
+[ "$debug_patching" = 0 ] || append="$append rftrace.debug_patching=1"
 # RFTRACE_BENCH=function_tracer runs only those benchmarks (bench mode).
 [ -z "${RFTRACE_BENCH:-}" ] || append="$append rftrace.bench=$RFTRACE_BENCH"
 

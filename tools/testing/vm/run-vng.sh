@@ -22,7 +22,8 @@ out=$top/out/vng
 rm -rf "$out" && mkdir -p "$out/share"
 kvm=--disable-kvm
 [ "${RFTRACE_KVM:-0}" = 1 ] && kvm=
-guest_script="RFTRACE_KO=$top/rftrace.ko $top/tools/testing/selftests/rftrace/run-in-vm.sh > $out/share/ktap.log 2>&1; dmesg > $out/share/dmesg.log"
+# As in run-vm.sh: the patching checks on. vng runs TCG multi-threaded.
+guest_script="RFTRACE_INSMOD_ARGS=debug_patching=1 RFTRACE_KO=$top/rftrace.ko $top/tools/testing/selftests/rftrace/run-in-vm.sh > $out/share/ktap.log 2>&1; dmesg > $out/share/dmesg.log"
 set +e
 timeout "${RFTRACE_VM_TIMEOUT:-1500}" vng --run "$kdir" $kvm --cpus 2 --memory 2G --user root \
 	--rwdir "$out/share" --exec "$guest_script" </dev/null > "$out/console.log" 2>&1
