@@ -128,7 +128,7 @@ pub(crate) fn resolve() -> Result {
         return Ok(());
     }
     let Some(probed) = symbols::address_of(c_str!("kallsyms_lookup_name")) else {
-        pr_err!("rftrace: cannot find kallsyms_lookup_name (kprobes needed)\n");
+        pr_err!("cannot find kallsyms_lookup_name (kprobes needed)\n");
         return Err(ENOENT);
     };
     // SAFETY: the address is the start of `kallsyms_lookup_name`, whose C
@@ -141,7 +141,7 @@ pub(crate) fn resolve() -> Result {
         let address = unsafe { lookup(name.as_char_ptr()) };
         if address == 0 {
             pr_err!(
-                "rftrace: kernel symbol {} not found; this kernel is not supported\n",
+                "kernel symbol {} not found; this kernel is not supported\n",
                 name
             );
             missing = true;

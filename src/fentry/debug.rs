@@ -58,7 +58,7 @@ pub(crate) fn verify<'a>(changes: impl Iterator<Item = (&'a Site, bool)>) {
         if ksyms::read_text(site.ip, &mut now).is_ok() && now != expected {
             wrong += 1;
             pr_err!(
-                "rftrace: patching check failed: site {:#x} holds {:02x?} after the batch, queued {:02x?}\n",
+                "patching check failed: site {:#x} holds {:02x?} after the batch, queued {:02x?}\n",
                 site.ip,
                 now,
                 expected
@@ -67,7 +67,7 @@ pub(crate) fn verify<'a>(changes: impl Iterator<Item = (&'a Site, bool)>) {
     }
     if wrong != 0 {
         pr_err!(
-            "rftrace: patching check failed: {} sites differ from what was queued\n",
+            "patching check failed: {} sites differ from what was queued\n",
             wrong
         );
     }
@@ -111,7 +111,7 @@ impl Int3Watch {
             return Err(Error::from_errno(ret));
         }
         ENABLED.store(true, Relaxed);
-        pr_info!("rftrace: debug_patching on: batches verified, stray int3 traps reported\n");
+        pr_info!("debug_patching on: batches verified, stray int3 traps reported\n");
         // INVARIANT: registered just above; boxed.
         Ok(Some(Int3Watch { block }))
     }
@@ -179,7 +179,7 @@ fn report(at: usize) {
     // SAFETY: reading the CPU number; preemption is off in a trap.
     let cpu = unsafe { bindings::rft_smp_processor_id() };
     pr_err!(
-        "rftrace: debug_patching: unclaimed int3 at {:#x} on CPU {}: memory holds {:02x?} (readable: {}), rftrace site: {:?}, rftrace batches in flight: {}, text_mutex held: {}, kernel batch entries: {:?}\n",
+        "debug_patching: unclaimed int3 at {:#x} on CPU {}: memory holds {:02x?} (readable: {}), rftrace site: {:?}, rftrace batches in flight: {}, text_mutex held: {}, kernel batch entries: {:?}\n",
         at,
         cpu,
         now,

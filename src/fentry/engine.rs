@@ -427,7 +427,7 @@ impl Engine {
             }
         }
         if self.carry_out(state, plan, false).is_err() {
-            pr_err!("rftrace: could not unpatch a going module's sites\n");
+            pr_err!("could not unpatch a going module's sites\n");
         }
     }
 
@@ -504,7 +504,7 @@ fn unpatch(patcher: &mut TextPatcher<'_>, change: &Change<'_>) {
     site.set_hold(Hold::Lost);
     let name = BStr::from_bytes(change.segment.name_of(site));
     pr_err!(
-        "rftrace: {} ({:#x}) no longer holds rftrace's call: it was changed behind rftrace's back; it stays taken from ftrace, untouched\n",
+        "{} ({:#x}) no longer holds rftrace's call: it was changed behind rftrace's back; it stays taken from ftrace, untouched\n",
         name,
         site.ip
     );
@@ -557,7 +557,7 @@ impl GivenBack {
             _ => ("functions", "them"),
         };
         pr_info!(
-            "rftrace: gave {} {} back to the kernel's ftrace users that waited for {} (first: {})\n",
+            "gave {} {} back to the kernel's ftrace users that waited for {} (first: {})\n",
             self.ips.len(),
             functions,
             them,
@@ -565,7 +565,7 @@ impl GivenBack {
         );
         if let Err(e) = ksyms::kick_kernel_ftrace(&mut self.ips) {
             pr_warn!(
-                "rftrace: could not hand {} sites back to ftrace: {:?}\n",
+                "could not hand {} sites back to ftrace: {:?}\n",
                 self.ips.len(),
                 e
             );

@@ -82,7 +82,7 @@ fn module_coming(engine: &Engine, module: *mut bindings::module) {
         Ok(segment) if !segment.sites.is_empty() => segment,
         Ok(_) => return,
         Err(e) => {
-            pr_warn!("rftrace: cannot list a new module's functions: {:?}\n", e);
+            pr_warn!("cannot list a new module's functions: {:?}\n", e);
             return;
         }
     };
@@ -105,7 +105,7 @@ fn module_coming(engine: &Engine, module: *mut bindings::module) {
                 super::UpdateError::Other(e) => e,
             };
             pr_warn!(
-                "rftrace: cannot trace a new module's functions: {:?}\n",
+                "cannot trace a new module's functions: {:?}\n",
                 errno
             );
         }

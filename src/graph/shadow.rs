@@ -291,10 +291,10 @@ impl TaskStack {
         let depth = self.depth();
         // SAFETY: only the owning task touches the frames (the invariant).
         let frames = unsafe { &*self.frames.get() };
-        kernel::pr_emerg!("rftrace: the task's {} function_graph frames:\n", depth);
+        kernel::pr_emerg!("the task's {} function_graph frames:\n", depth);
         for frame in frames.get(..depth).unwrap_or(&[]).iter().rev() {
             kernel::pr_emerg!(
-                "rftrace:   slot {:#x} ret {:#x} func {:#x} tracer {} run {}\n",
+                "  slot {:#x} ret {:#x} func {:#x} tracer {} run {}\n",
                 frame.slot,
                 frame.ret,
                 frame.func,

@@ -425,7 +425,7 @@ impl TaskStacks {
             }
             if rounds == WARN_AFTER {
                 pr_warn!(
-                    "rftrace: unloading waits for {} traced calls of running tasks to return\n",
+                    "unloading waits for {} traced calls of running tasks to return\n",
                     left
                 );
             }

@@ -168,7 +168,7 @@ impl GraphSession {
         let full = now.full.wrapping_sub(start.full);
         if no_stack > 0 || full > 0 {
             pr_info!(
-                "rftrace: function_graph left {} calls untraced: {} of tasks without a shadow stack, {} with a full one\n",
+                "function_graph left {} calls untraced: {} of tasks without a shadow stack, {} with a full one\n",
                 no_stack + full,
                 no_stack,
                 full
