@@ -104,10 +104,7 @@ fn module_coming(engine: &Engine, module: *mut bindings::module) {
                 super::UpdateError::Busy => EBUSY,
                 super::UpdateError::Other(e) => e,
             };
-            pr_warn!(
-                "cannot trace a new module's functions: {:?}\n",
-                errno
-            );
+            pr_warn!("cannot trace a new module's functions: {:?}\n", errno);
         }
     }
 }
