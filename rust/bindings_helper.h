@@ -31,6 +31,9 @@
 #include <linux/sysfs.h>
 #include <linux/timekeeping.h>
 #include <linux/trace_clock.h>
+#include <linux/trace_events.h>
+#include <linux/trace_seq.h>
+#include <linux/perf_event.h>
 #include <linux/uidgid.h>
 
 #include "helpers.h"
@@ -92,3 +95,9 @@ const unsigned long RFT_FTRACE_OPS_FL_ENABLED = FTRACE_OPS_FL_ENABLED;
 const unsigned long RFT_FTRACE_OPS_FL_SAVE_REGS = FTRACE_OPS_FL_SAVE_REGS;
 const unsigned long RFT_FTRACE_OPS_FL_IPMODIFY = FTRACE_OPS_FL_IPMODIFY;
 const unsigned long RFT_FTRACE_OPS_FL_DIRECT = FTRACE_OPS_FL_DIRECT;
+const int RFT_TRACE_EVENT_FL_IGNORE_ENABLE = TRACE_EVENT_FL_IGNORE_ENABLE;
+const int RFT_TRACE_EVENT_FL_DYNAMIC = TRACE_EVENT_FL_DYNAMIC;
+const int RFT_TRACE_EVENT_FL_TRACEPOINT = TRACE_EVENT_FL_TRACEPOINT;
+const unsigned int RFT_PERF_TYPE_TRACEPOINT = PERF_TYPE_TRACEPOINT;
+const unsigned long long RFT_PERF_SAMPLE_RAW = PERF_SAMPLE_RAW;
+const unsigned long long RFT_PERF_SAMPLE_PERIOD = PERF_SAMPLE_PERIOD;

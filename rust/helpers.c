@@ -16,6 +16,8 @@
 #include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/trace_seq.h>
 #include <linux/wait.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
@@ -236,4 +238,35 @@ void rft_for_each_thread(void (*fn)(struct task_struct *, void *), void *arg)
 	for_each_process_thread(g, t)
 		fn(t, arg);
 	rcu_read_unlock();
+}
+
+const char *rft_trace_event_name(struct trace_event_call *call)
+{
+	return trace_event_name(call);
+}
+
+struct list_head *rft_trace_get_fields(struct trace_event_call *call)
+{
+	return trace_get_fields(call);
+}
+
+void rft_trace_seq_init(struct trace_seq *s)
+{
+	trace_seq_init(s);
+}
+
+void *rft_perf_event_context(struct perf_event *event)
+{
+	return event->overflow_handler_context;
+}
+
+/* The raw record a tracepoint counter's sample carries, and its size. */
+unsigned int rft_perf_sample_raw(struct perf_sample_data *data, const void **raw)
+{
+	if (!(data->sample_flags & PERF_SAMPLE_RAW) || !data->raw) {
+		*raw = NULL;
+		return 0;
+	}
+	*raw = data->raw->frag.data;
+	return data->raw->frag.size;
 }

@@ -60,5 +60,15 @@ int rft_task_pid(struct task_struct *task);
 void rft_tracepoint_synchronize_unregister(void);
 bool rft_current_is_idle(void);
 void rft_for_each_thread(void (*fn)(struct task_struct *, void *), void *arg);
+struct trace_event_call;
+struct list_head;
+struct trace_seq;
+struct perf_event;
+struct perf_sample_data;
+const char *rft_trace_event_name(struct trace_event_call *call);
+struct list_head *rft_trace_get_fields(struct trace_event_call *call);
+void rft_trace_seq_init(struct trace_seq *s);
+void *rft_perf_event_context(struct perf_event *event);
+unsigned int rft_perf_sample_raw(struct perf_sample_data *data, const void **raw);
 
 #endif

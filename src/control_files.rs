@@ -25,9 +25,9 @@ use crate::tracer;
 use kernel::{prelude::*, str::CString, sync::Arc};
 
 /// Read-only files.
-const READ_ONLY: u16 = 0o440;
+pub(crate) const READ_ONLY: u16 = 0o440;
 /// Read-write files.
-const READ_WRITE: u16 = 0o640;
+pub(crate) const READ_WRITE: u16 = 0o640;
 /// Write-only files.
 const WRITE_ONLY: u16 = 0o220;
 /// The longest write a one-value file accepts.
@@ -183,6 +183,7 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     let events = dir.dir("events")?;
     events.file("header_page", READ_ONLY, &HEADER_PAGE, instance, 0)?;
     events.file("header_event", READ_ONLY, &HEADER_EVENT, instance, 0)?;
+    crate::events::files::populate(dir, &events, instance)?;
     let ftrace = events.dir("ftrace")?;
     for (name, kind) in records::event_types() {
         let event = ftrace.dir(name)?;

@@ -7,6 +7,7 @@
 //! tracer, CPU mask and error log.
 
 use crate::bindings;
+use crate::events::state::EventStates;
 use crate::fentry::CallContext;
 use crate::function_filter::{FilterKind, FilterSet};
 use crate::function_tracer::{self, FunctionState};
@@ -73,6 +74,9 @@ struct Control {
 #[pin_data(PinnedDrop)]
 pub(crate) struct Instance {
     tracing_on: AtomicBool,
+    /// Readers of `trace` holding recording off (`pause-on-trace`); it
+    /// does not change what `tracing_on` shows, as in ftrace.
+    paused: AtomicU32,
     options: AtomicU64,
     /// Index of the trace clock in `trace_clock::ALL`.
     clock: AtomicU32,
@@ -107,6 +111,9 @@ pub(crate) struct Instance {
     last_saved_pid: KVec<AtomicI32>,
     /// `max_graph_depth`: 0 for no limit.
     max_graph_depth: AtomicU32,
+    /// The kernel events this instance records.
+    #[pin]
+    events: Mutex<EventStates>,
 }
 
 impl Instance {
@@ -125,6 +132,7 @@ impl Instance {
         let buffer = Arc::new(TraceBuffer::new(&pages, true)?, GFP_KERNEL)?;
         buffer.set_time_start(local_clock_ns());
         let functions = FunctionState::new()?;
+        let events = EventStates::new()?;
         let pids = PidFilters::new()?;
         let cpus = CpuMask::first(nr_cpu_ids());
         let mut last_saved_pid = KVec::with_capacity(nr_cpu_ids(), GFP_KERNEL)?;
@@ -136,6 +144,7 @@ impl Instance {
         Arc::pin_init(
             pin_init!(Self {
                 tracing_on: AtomicBool::new(true),
+                paused: AtomicU32::new(0),
                 options: AtomicU64::new(OptionSet::defaults().0),
                 clock: AtomicU32::new(u32::from(TraceClock::Local.index())),
                 counter: AtomicU64::new(0),
@@ -157,6 +166,7 @@ impl Instance {
                 traced_cpus: core::array::from_fn(|i| AtomicU64::new(cpus.words().get(i).copied().unwrap_or(0))),
                 last_saved_pid,
                 max_graph_depth: AtomicU32::new(0),
+                events <- new_mutex!(events),
             }),
             GFP_KERNEL,
         )
@@ -444,7 +454,7 @@ impl Instance {
         if !self.options().has(trace_options::MARKERS) {
             return Err(EINVAL);
         }
-        if !self.tracing_on() {
+        if !self.tracing_on() || self.is_paused() {
             return Err(EBADF);
         }
         // Small records are built on the stack, larger ones allocated.
@@ -617,7 +627,44 @@ impl Instance {
     /// `tracing_cpumask`. Any context.
     #[inline]
     pub(crate) fn records_on(&self, cpu: usize) -> bool {
-        self.tracing_on() && self.traces_cpu(cpu)
+        self.tracing_on() && !self.is_paused() && self.traces_cpu(cpu)
+    }
+
+    /// The kernel events this instance records. The lock is taken by
+    /// writes to and reads of the event files only, and is a leaf but for
+    /// the perf and tracepoint locks taken while enabling.
+    pub(crate) fn events(&self) -> kernel::sync::MutexGuard<'_, EventStates> {
+        self.events.lock()
+    }
+
+    /// Whether a reader of `trace` holds recording off.
+    #[inline]
+    fn is_paused(&self) -> bool {
+        self.paused.load(Relaxed) != 0
+    }
+
+    /// Stops recording until the returned guard is dropped: a `trace`
+    /// reader's `pause-on-trace`.
+    pub(crate) fn pause(self: &Arc<Self>) -> PauseGuard {
+        self.paused.fetch_add(1, Relaxed);
+        PauseGuard(self.clone())
+    }
+
+    /// Records an event source's record of `len` bytes, given as `head` (a
+    /// multiple of 4 bytes, the common fields first) and `tail`, on `cpu`
+    /// (the CPU this runs on, with preemption off) for task `pid`, unless
+    /// recording is off there. Any context.
+    pub(crate) fn record_parts(&self, cpu: usize, pid: i32, len: usize, parts: (&[u8], &[u8])) {
+        if !self.records_on(cpu) {
+            return;
+        }
+        self.save_comm_once(cpu, pid);
+        let written = self.with_live_buffer(|buffer, preempt_off| {
+            buffer.write_parts_on(cpu, preempt_off, len, parts, &|| self.now())
+        });
+        if written {
+            self.readers.wake_all();
+        }
     }
 
     /// Records a `funcgraph_entry` event: the call of `func` at `depth`.
@@ -681,11 +728,8 @@ impl Instance {
         regs: &bindings::pt_regs,
         cx: &CallContext<'_>,
     ) {
-        if !self.tracing_on() {
-            return;
-        }
         let cpu = cx.cpu;
-        if !self.traces_cpu(cpu) {
+        if !self.records_on(cpu) {
             return;
         }
         let header = self.traced_header(function_record::TYPE_FUNCTION, cx);
@@ -785,6 +829,22 @@ impl Instance {
             .record(now, file, error.message(), command, at);
     }
 
+    /// Logs in `error_log` a refusal with its own location and message
+    /// (the kernel's texts for it), the caret at byte `at` of `command`.
+    pub(crate) fn log_message_at(
+        &self,
+        location: &'static str,
+        message: &'static str,
+        command: &[u8],
+        at: usize,
+    ) {
+        let now = local_clock_ns();
+        self.control
+            .lock()
+            .errors
+            .record(now, location, message, command, at);
+    }
+
     /// Empties `error_log`.
     pub(crate) fn clear_errors(&self) {
         self.control.lock().errors.clear();
@@ -813,8 +873,9 @@ impl Comm {
 #[pinned_drop]
 impl PinnedDrop for Instance {
     fn drop(self: Pin<&mut Self>) {
-        // The engine and the fork probes must not call into the instance
-        // any more.
+        // The engine, the event counters and the fork probes must not call
+        // into the instance any more.
+        self.events.lock().disable_all();
         function_tracer::stop(&mut self.functions.lock());
         self.control.lock().fork_follower = None;
         // SAFETY: `live` holds a reference made by `Arc::into_raw`; no
@@ -886,4 +947,14 @@ pub(crate) fn online_cpus() -> u32 {
 fn local_clock_ns() -> u64 {
     // SAFETY: `local_clock` may be called from any context.
     unsafe { bindings::rft_local_clock() }
+}
+
+/// Recording held off by a `trace` reader; it resumes when the last guard
+/// is dropped.
+pub(crate) struct PauseGuard(Arc<Instance>);
+
+impl Drop for PauseGuard {
+    fn drop(&mut self) {
+        self.0.paused.fetch_sub(1, Relaxed);
+    }
 }

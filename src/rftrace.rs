@@ -11,6 +11,7 @@ mod bench;
 mod bindings;
 mod control_files;
 mod cpu_local;
+mod events;
 mod fentry;
 mod function_files;
 mod function_filter;
@@ -18,6 +19,7 @@ mod function_tracer;
 mod graph;
 mod held_task;
 mod instance;
+mod kernel_api;
 mod ksyms;
 mod pid_filter;
 mod portable;
@@ -104,6 +106,11 @@ impl kernel::InPlaceModule for Rftrace {
         let debug_patching = *module_parameters::debug_patching.value() != 0;
         let engine = EngineRunning::start(module, debug_patching);
         let graph = GraphRunning::start();
+        // The kernel's events, read once; without them rftrace still
+        // traces functions.
+        if let Err(e) = events::catalog::load() {
+            pr_warn!("kernel trace events not available ({e:?}); events/ shows none\n");
+        }
         let top = instance::Instance::new_top();
         if let Ok(top) = &top {
             bench::run(

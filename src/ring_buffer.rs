@@ -189,6 +189,30 @@ impl TraceBuffer {
         true
     }
 
+    /// As [`Self::write_on`], for an event of `len` bytes given in two
+    /// parts: `head` (a multiple of 4 bytes) then `tail`.
+    pub(crate) fn write_parts_on(
+        &self,
+        cpu: usize,
+        _preempt_off: &NoPreempt,
+        len: usize,
+        (head, tail): (&[u8], &[u8]),
+        clock: &impl Fn() -> u64,
+    ) -> bool {
+        if self.disabled.load(Relaxed) != 0 {
+            return false;
+        }
+        let Some(ring) = self.cpus.get(cpu) else {
+            return false;
+        };
+        let Some(reservation) = ring.reserve(len, clock) else {
+            return false;
+        };
+        ring.fill_parts(&reservation, head, tail);
+        ring.commit(reservation);
+        true
+    }
+
     /// Empties the ring of `cpu`, as [`Self::reset`] does for all.
     pub(crate) fn reset_cpu(&self, cpu: usize) {
         self.disabled

@@ -24,7 +24,8 @@ const MAX_COMMAND: usize = 128;
 mod graph_view;
 
 use crate::bindings;
-use crate::instance::Instance;
+use crate::events::text::{EventText, TextForm};
+use crate::instance::{Instance, PauseGuard};
 use crate::portable::graph_output::Printed;
 use crate::portable::{
     input,
@@ -225,6 +226,7 @@ fn preempt_model() -> &'static str {
 /// also need the time stamp of the event printed next (`next_ts`).
 fn render(
     instance: &Instance,
+    events: &mut EventText,
     cpu: usize,
     p: &Peeked,
     next_ts: Option<u64>,
@@ -241,9 +243,19 @@ fn render(
     let options = instance.options();
     let context = options.has(trace_options::CONTEXT_INFO);
     let (pid, cpu32) = (header.pid, cpu as u32);
+    // Kernel events print through the kernel's own functions.
+    let kernel_event = records::functions(header.kind).is_none();
+    let mut event_body = |form: TextForm, text: &mut KVec<u8>| {
+        events.write(record, header.kind, (cpu32, p.ts), form, text)
+    };
     if options.has(trace_options::BIN) {
         if context {
             text.extend_from_slice(&records::bin_context(pid, cpu32, p.ts), GFP_KERNEL)?;
+        }
+        if kernel_event {
+            if let Some(done) = event_body(TextForm::Binary, text) {
+                return done;
+            }
         }
         let mut sink = |bytes: &[u8]| {
             text.extend_from_slice(bytes, GFP_KERNEL)
@@ -256,13 +268,23 @@ fn render(
         if context {
             fmt_result(records::write_hex_context(&mut out, pid, cpu32, p.ts))?;
         }
-        return fmt_result(records::write_hex_body(&mut out, &header, record));
+        if kernel_event {
+            if let Some(done) = event_body(TextForm::Hex, text) {
+                return done;
+            }
+        }
+        return fmt_result(records::write_hex_body(&mut Text(text), &header, record));
     }
     if options.has(trace_options::RAW) {
         if context {
             fmt_result(write!(out, "{pid} {cpu} {} ", p.ts))?;
         }
-        return fmt_result(records::write_raw_body(&mut out, &header, record));
+        if kernel_event {
+            if let Some(done) = event_body(TextForm::Raw, text) {
+                return done;
+            }
+        }
+        return fmt_result(records::write_raw_body(&mut Text(text), &header, record));
     }
     let style = SymbolStyle {
         offset: options.has(trace_options::SYM_OFFSET),
@@ -295,12 +317,22 @@ fn render(
             instance.clock().in_ns(),
         ))?;
     }
+    if kernel_event {
+        if let Some(done) = event_body(TextForm::Trace, text) {
+            return done;
+        }
+    }
     let cx = records::PrintContext {
         symbols: &Kallsyms,
         style,
         print_parent: options.has(trace_options::PRINT_PARENT),
     };
-    fmt_result(records::write_text_body(&mut out, &header, record, &cx))
+    fmt_result(records::write_text_body(
+        &mut Text(text),
+        &header,
+        record,
+        &cx,
+    ))
 }
 
 /// `trace`: a non-consuming, merged walk.
@@ -318,6 +350,10 @@ pub(crate) struct TraceFile {
     scratch: KVec<KBox<[u8; PAGE_SIZE]>>,
     /// The function_graph form, when that tracer was current at open.
     graph: Option<GraphView>,
+    /// The printer of kernel events.
+    events: EventText,
+    /// Recording held off while `trace` is read (`pause-on-trace`).
+    _pause: Option<PauseGuard>,
 }
 
 impl TraceFile {
@@ -407,7 +443,13 @@ impl Stream for TraceFile {
         } else {
             Some(instance.buffer())
         };
+        // As ftrace: reading `trace` (not `snapshot`) stops recording
+        // until the file is closed, so a walk behind busy writers ends.
+        let pause =
+            (!write_only && !snapshot && instance.options().has(trace_options::PAUSE_ON_TRACE))
+                .then(|| instance.pause());
         let mut this = TraceFile {
+            _pause: pause,
             instance: instance.clone(),
             buffer: buffer.clone(),
             index,
@@ -417,6 +459,7 @@ impl Stream for TraceFile {
             walks: KVec::new(),
             scratch: KVec::new(),
             graph: None,
+            events: EventText::new(),
         };
         if let (false, Some(buffer)) = (write_only, &buffer) {
             for cpu in cpus_of(buffer, index) {
@@ -473,7 +516,15 @@ impl Stream for TraceFile {
                 None => Printed::Unhandled,
             };
             if printed == Printed::Unhandled {
-                render(&self.instance, *cpu, peeked, next, latency, text)?;
+                render(
+                    &self.instance,
+                    &mut self.events,
+                    *cpu,
+                    peeked,
+                    next,
+                    latency,
+                    text,
+                )?;
             }
             peeked.full = false;
         }
@@ -522,6 +573,8 @@ pub(crate) struct TracePipe {
     scratch: KVec<KBox<[u8; PAGE_SIZE]>>,
     /// The function_graph form, when that tracer was current at open.
     graph: Option<GraphView>,
+    /// The printer of kernel events.
+    events: EventText,
 }
 
 impl TracePipe {
@@ -559,6 +612,7 @@ impl Stream for TracePipe {
             cursors: KVec::new(),
             scratch: KVec::new(),
             graph: None,
+            events: EventText::new(),
         };
         for cpu in cpus_of(&buffer, index) {
             this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
@@ -590,7 +644,15 @@ impl Stream for TracePipe {
                     None => Printed::Unhandled,
                 };
                 if printed == Printed::Unhandled {
-                    render(&self.instance, *cpu, peeked, next, latency, text)?;
+                    render(
+                        &self.instance,
+                        &mut self.events,
+                        *cpu,
+                        peeked,
+                        next,
+                        latency,
+                        text,
+                    )?;
                 }
                 peeked.full = false;
             }

@@ -91,7 +91,9 @@ impl ErrorLog {
             };
         }
         entry.command_len = kept;
-        entry.caret = caret.min(kept);
+        // As the kernel, the caret may point past the command's end (at
+        // most as far as its `u16` position goes).
+        entry.caret = caret.min(usize::from(u16::MAX));
         entry.time_ns = time_ns;
         entry.location = location;
         entry.message = message;

@@ -49,6 +49,11 @@ pub(crate) enum InputError {
     SomeFunctionsBusy,
     /// Every function_graph tracer slot is in use by other instances.
     TooManyGraphTracers,
+    /// A `set_event` word that selects no event (not logged, as in ftrace).
+    NoMatchingEvent,
+    /// The kernel refused what the write asked (not logged, as in ftrace):
+    /// its errno, positive.
+    Kernel(i32),
 }
 
 impl InputError {
@@ -75,7 +80,15 @@ impl InputError {
                 "Functions in use by the kernel's ftrace, a kprobe or BPF were left out"
             }
             InputError::TooManyGraphTracers => "Too many function_graph tracers running",
+            InputError::NoMatchingEvent => "No event matches",
+            InputError::Kernel(_) => "The kernel refused the request",
         }
+    }
+
+    /// Whether `error_log` gets an entry for it (ftrace logs some refusals
+    /// only).
+    pub(crate) fn is_logged(self) -> bool {
+        !matches!(self, InputError::NoMatchingEvent | InputError::Kernel(_))
     }
 
     /// The errno (positive) a write fails with.
@@ -92,6 +105,7 @@ impl InputError {
             InputError::FunctionBusy
             | InputError::SomeFunctionsBusy
             | InputError::TooManyGraphTracers => EBUSY,
+            InputError::Kernel(errno) => errno,
             _ => EINVAL,
         }
     }

@@ -10,6 +10,7 @@
 pub(crate) mod cmdlines;
 pub(crate) mod cpumask;
 pub(crate) mod error_log;
+pub(crate) mod events;
 pub(crate) mod func_filter;
 pub(crate) mod glob;
 pub(crate) mod graph_output;

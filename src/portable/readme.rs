@@ -64,10 +64,22 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   free_buffer\t\t- closing it shrinks the buffer to its minimum
   trace_clock\t\t- the clock that times events, [current] in brackets;
 \t\t\t  write a name to switch (this empties the buffer)
-  events/\t\t- header_page, header_event: the binary page and event format;
+  available_events\t- every kernel trace event, system:event
+  set_event\t\t- the enabled events; write system:event (or system:*,
+\t\t\t  :event, system) to enable, !system:event to disable
+  events/\t\t- Directory containing all trace event subsystems:
+      enable\t\t- Write 0/1 to enable/disable tracing of all events
+      header_page, header_event: the binary page and event format;
 \t\t\t  ftrace/print, ftrace/raw_data: format and id of the marker events;
 \t\t\t  ftrace/function, ftrace/kernel_stack: those of the function tracer;
 \t\t\t  ftrace/funcgraph_entry, ftrace/funcgraph_exit: those of function_graph
+  events/<system>/\t- Directory containing all trace events for <system>:
+      enable\t\t- Write 0/1 to enable/disable tracing of all <system>
+\t\t\t  events (reads X when some are enabled)
+  events/<system>/<event>/\t- Directory containing control files for
+\t\t\t  <event>:
+      enable\t\t- Write 0/1 to enable/disable tracing of <event>
+      format\t\t- the layout of its records; id: its record type
 
  Tracers (echo NAME > current_tracer):
     nop\t\t- traces nothing

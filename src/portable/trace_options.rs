@@ -54,6 +54,9 @@ trace_options! {
         OVERWRITE = 9, "overwrite", true;
         IRQ_INFO = 10, "irq-info", true;
         MARKERS = 11, "markers", true;
+        /// Reading `trace` (not `snapshot`) stops recording until the
+        /// file is closed, so that the walk has an end.
+        PAUSE_ON_TRACE = 14, "pause-on-trace", true;
         FUNCTION_TRACE = 12, "function-trace", true;
         FUNCTION_FORK = 13, "function-fork", false;
     }

@@ -204,7 +204,9 @@ fn write_to(node: &FileNode, buf: usize, count: usize) -> Result {
 }
 
 fn refuse(node: &FileNode, error: InputError, text: &[u8]) -> Error {
-    node.instance.log_error(node.name, error, text);
+    if error.is_logged() {
+        node.instance.log_error(node.name, error, text);
+    }
     Error::from_errno(-error.errno())
 }
 

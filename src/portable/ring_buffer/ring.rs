@@ -499,26 +499,21 @@ impl<S: PageStore> CpuRing<S> {
     /// Writes the payload of a reservation (`bytes` beyond its length are
     /// ignored, missing ones are zero).
     pub(crate) fn fill(&self, r: &Reservation, bytes: &[u8]) {
+        self.fill_parts(r, &[], bytes);
+    }
+
+    /// Writes the payload of a reservation from two parts: `head`, whose
+    /// length is a multiple of 4, then `tail` (bytes beyond the
+    /// reservation's length are ignored, missing ones are zero).
+    pub(crate) fn fill_parts(&self, r: &Reservation, head: &[u8], tail: &[u8]) {
         let Some(data) = self.pages.page(r.slot).data.get(r.word..) else {
             return;
         };
-        let bytes = &bytes[..bytes.len().min(r.len)];
-        let mut words = data[..r.len.div_ceil(4).min(data.len())].iter();
-        let mut chunks = bytes.chunks_exact(4);
-        // Chunks first: `zip` then stops without taking a word it won't fill.
-        for (chunk, slot) in (&mut chunks).zip(&mut words) {
-            slot.store(
-                u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]),
-                Relaxed,
-            );
-        }
-        let mut tail = [0u8; 4];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        let mut tail = Some(u32::from_le_bytes(tail));
-        // The partial last word, then zeros for bytes not given.
-        for slot in words {
-            slot.store(tail.take().unwrap_or(0), Relaxed);
-        }
+        let words = &data[..r.len.div_ceil(4).min(data.len())];
+        let head = &head[..head.len().min(r.len) / 4 * 4];
+        let (head_words, tail_words) = words.split_at((head.len() / 4).min(words.len()));
+        store_words(head_words, head);
+        store_words(tail_words, &tail[..tail.len().min(r.len - head.len())]);
     }
 
     /// Commits a filled reservation. The event becomes visible to readers
@@ -822,6 +817,26 @@ impl<S: PageStore> CpuRing<S> {
             out[8..16].copy_from_slice(&commit.to_le_bytes());
             return Some(remaining);
         }
+    }
+}
+
+/// Stores `bytes` into `words`, little-endian, the partial last word
+/// padded with zeros and the words after it zeroed.
+fn store_words(words: &[AtomicU32], bytes: &[u8]) {
+    let mut words = words.iter();
+    let mut chunks = bytes.chunks_exact(4);
+    // Chunks first: `zip` then stops without taking a word it won't fill.
+    for (chunk, slot) in (&mut chunks).zip(&mut words) {
+        slot.store(
+            u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]),
+            Relaxed,
+        );
+    }
+    let mut tail = [0u8; 4];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    let mut tail = Some(u32::from_le_bytes(tail));
+    for slot in words {
+        slot.store(tail.take().unwrap_or(0), Relaxed);
     }
 }
 

@@ -452,3 +452,26 @@ fn raw_pages_flag_and_count_lost_events() {
     let commit = u64::from_le_bytes(page[8..16].try_into().unwrap_or_default());
     assert_eq!(commit & format::MISSED_MASK, 0);
 }
+
+#[test]
+fn a_payload_filled_from_two_parts_reads_back_whole() {
+    let r = ring(4);
+    let clock = counter_clock();
+    let head = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    let tail = [9u8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
+    // Cut short: the reservation's length wins over the tail's.
+    let res = r.reserve(19, &clock).expect("room");
+    r.fill_parts(&res, &head, &tail);
+    r.commit(res);
+    let mut cursor = Cursor::new();
+    let mut page = [0u8; format::PAGE_SIZE];
+    let mut buf = [0u8; format::PAGE_SIZE];
+    let ev = r
+        .consume(&mut cursor, &mut page, &mut buf)
+        .expect("an event");
+    assert_eq!(ev.len, 20, "lengths are kept in whole words");
+    assert_eq!(
+        &buf[..20],
+        &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 0]
+    );
+}

@@ -47,4 +47,4 @@ while [ "$done_runs" -lt "$want" ]; do
 		[ "$ran" -gt 0 ] || { echo "repeat-case: a boot ran nothing; stopping" >&2; break; }
 	fi
 done
-echo "repeat-case: $case, $done_runs runs in $boots boots (TCG ${RFTRACE_TCG:-multi}, dir ${RFTRACE_TRACING_DIR:-rftracefs}): $passed passed, $failed failed, $crashed crashed"
+echo "repeat-case: $case, $done_runs runs in $boots boots (TCG ${RFTRACE_TCG:-single}, dir ${RFTRACE_TRACING_DIR:-rftracefs}): $passed passed, $failed failed, $crashed crashed"

@@ -55,12 +55,12 @@ if [ "${RFTRACE_KVM:-probe}" != 0 ] && [ -w /dev/kvm ]; then
 fi
 cpu=max
 [ "$accel" = kvm ] && cpu=host
-# RFTRACE_TCG: how TCG runs the two vCPUs: `multi` (the default: a host
-# thread each) or `single` (one host thread runs them in turn). Under
-# `multi`, QEMU can run a breakpoint that text patching already removed
-# from memory; under `single` one selftest can stall. See
-# Documentation/rftrace.rst, "Testing".
-tcg=${RFTRACE_TCG:-multi}
+# RFTRACE_TCG: how TCG runs the two vCPUs: `single` (the default: one host
+# thread runs them in turn) or `multi` (a host thread each). Under `multi`,
+# QEMU can run a breakpoint that text patching already removed from memory,
+# the kernel's own ftrace as well as rftrace. See Documentation/rftrace.rst,
+# "Testing".
+tcg=${RFTRACE_TCG:-single}
 case $tcg in multi|single) ;; *) echo "run-vm: RFTRACE_TCG is multi or single" >&2; exit 2 ;; esac
 accel_opts=$accel
 [ "$accel" = tcg ] && accel_opts="tcg,thread=$tcg"

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Event tracing: the kernel's trace events recorded into rftrace's
+//! buffers, with the kernel's record layout, and printed by the kernel's
+//! own printers.
+//!
+//! - [`catalog`]: the events, read from the kernel at load;
+//! - [`capture`]: recording one event into one instance (perf counters);
+//! - [`state`]: which events an instance records;
+//! - [`filter`]: event filters;
+//! - [`files`]: the rftracefs files;
+//! - [`text`]: the text of a record.
+
+pub(crate) mod capture;
+pub(crate) mod catalog;
+pub(crate) mod files;
+pub(crate) mod filter;
+pub(crate) mod state;
+pub(crate) mod text;

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Safe wrappers over the kernel's C interfaces, one file per C API, as
+//! `rust/kernel/` has them: the raw bindings and their `unsafe` stay here,
+//! and the components above use these types.
+//!
+//! New interfaces go here; the older ones (`ksyms`, `symbols`,
+//! `cpu_local`, `task_events`, the rftracefs VFS glue) are still to move.
+
+pub(crate) mod perf_event;
+pub(crate) mod trace_events;
+pub(crate) mod trace_output;
+pub(crate) mod tracepoint;
