@@ -822,11 +822,7 @@ impl Instance {
         command: &[u8],
         at: usize,
     ) {
-        let now = local_clock_ns();
-        self.control
-            .lock()
-            .errors
-            .record(now, file, error.message(), command, at);
+        self.log_message_at(file, error.message(), command, at);
     }
 
     /// Logs in `error_log` a refusal with its own location and message

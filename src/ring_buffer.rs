@@ -171,26 +171,16 @@ impl TraceBuffer {
     pub(crate) fn write_on(
         &self,
         cpu: usize,
-        _preempt_off: &NoPreempt,
+        preempt_off: &NoPreempt,
         payload: &[u8],
         clock: &impl Fn() -> u64,
     ) -> bool {
-        if self.disabled.load(Relaxed) != 0 {
-            return false;
-        }
-        let Some(ring) = self.cpus.get(cpu) else {
-            return false;
-        };
-        let Some(reservation) = ring.reserve(payload.len(), clock) else {
-            return false;
-        };
-        ring.fill(&reservation, payload);
-        ring.commit(reservation);
-        true
+        self.write_parts_on(cpu, preempt_off, payload.len(), (&[], payload), clock)
     }
 
     /// As [`Self::write_on`], for an event of `len` bytes given in two
     /// parts: `head` (a multiple of 4 bytes) then `tail`.
+    #[inline]
     pub(crate) fn write_parts_on(
         &self,
         cpu: usize,

@@ -497,7 +497,9 @@ impl<S: PageStore> CpuRing<S> {
     }
 
     /// Writes the payload of a reservation (`bytes` beyond its length are
-    /// ignored, missing ones are zero).
+    /// ignored, missing ones are zero). The module writes through
+    /// [`Self::fill_parts`]; the tests use this.
+    #[cfg(test)]
     pub(crate) fn fill(&self, r: &Reservation, bytes: &[u8]) {
         self.fill_parts(r, &[], bytes);
     }
