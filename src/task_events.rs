@@ -11,7 +11,7 @@
 use crate::bindings;
 use core::ffi::c_void;
 use core::marker::PhantomData;
-use kernel::{c_str, prelude::*, str::CStr};
+use kernel::{c_str, prelude::*};
 
 /// What a user of [`TaskEventProbes`] does on each event. Both are called
 /// from tracepoints: with preemption off, and for `freed` possibly from an
@@ -48,8 +48,10 @@ impl<T: TaskEvents> TaskEventProbes<T> {
     ///
     /// `data` must outlive the returned value.
     pub(crate) unsafe fn start(data: &T) -> Result<Self> {
-        let fork = find_tracepoint(c_str!("sched_process_fork")).ok_or(ENOENT)?;
-        let free = find_tracepoint(c_str!("sched_process_free")).ok_or(ENOENT)?;
+        let fork =
+            crate::kernel_api::tracepoint::find(c_str!("sched_process_fork")).ok_or(ENOENT)?;
+        let free =
+            crate::kernel_api::tracepoint::find(c_str!("sched_process_free")).ok_or(ENOENT)?;
         let data: *const T = data;
         // SAFETY: the probe's signature is the tracepoint's, with the data
         // pointer first; `data` outlives the registration (the caller's
@@ -176,7 +178,7 @@ impl<T: TaskSwitch> SwitchProbe<T> {
     ///
     /// `data` must outlive the returned value.
     pub(crate) unsafe fn start(data: &T) -> Result<Self> {
-        let switch = find_tracepoint(c_str!("sched_switch")).ok_or(ENOENT)?;
+        let switch = crate::kernel_api::tracepoint::find(c_str!("sched_switch")).ok_or(ENOENT)?;
         let data: *const T = data;
         // SAFETY: the probe's signature is the tracepoint's, with the data
         // pointer first; `data` outlives the registration.
@@ -225,37 +227,4 @@ unsafe extern "C" fn switch_probe<T: TaskSwitch>(
     // SAFETY: registered with a live `T` (the `SwitchProbe` invariant).
     let events = unsafe { &*data.cast::<T>() };
     events.switched(preempt, prev, next);
-}
-
-/// The kernel tracepoint called `name`.
-fn find_tracepoint(name: &CStr) -> Option<*mut bindings::tracepoint> {
-    struct Search<'a> {
-        name: &'a CStr,
-        found: *mut bindings::tracepoint,
-    }
-    /// # Safety
-    ///
-    /// `tp` is a live tracepoint, `private` the `Search` of this call.
-    unsafe extern "C" fn visit(tp: *mut bindings::tracepoint, private: *mut c_void) {
-        // SAFETY: `private` is the `Search` below; `tp` is a live
-        // tracepoint with a NUL-terminated name.
-        let (search, tp_name) = unsafe {
-            (
-                &mut *private.cast::<Search<'_>>(),
-                CStr::from_char_ptr((*tp).name),
-            )
-        };
-        if tp_name == search.name {
-            search.found = tp;
-        }
-    }
-    let mut search = Search {
-        name,
-        found: core::ptr::null_mut(),
-    };
-    // SAFETY: `visit` only touches `search`, alive for the call.
-    unsafe {
-        bindings::for_each_kernel_tracepoint(Some(visit), core::ptr::from_mut(&mut search).cast())
-    };
-    (!search.found.is_null()).then_some(search.found)
 }

@@ -4,12 +4,17 @@
 //! per CPU on the event (perf runs the event's own assignment code), and a
 //! handler that copies each record perf built into the instance's buffer
 //! as the kernel's tracefs would have written it.
+//!
+//! perf refuses to sample a few events (`TRACE_EVENT_PERF_PERM`): x86's
+//! `irq_vectors:irq_work_exit`, which perf's own wake-ups would raise
+//! forever. Such an event whose record is its tracepoint's one `int`
+//! argument is captured by a probe on its tracepoint instead.
 
 use super::catalog::Event;
 use super::filter::EventFilter;
 use crate::instance::Instance;
 use crate::kernel_api::perf_event::{OnSample, TracepointCounter};
-use crate::kernel_api::tracepoint::synchronize_unregister;
+use crate::kernel_api::tracepoint::{synchronize_unregister, IntProbe, OnInt};
 use crate::portable::output::ENTRY_HEADER_SIZE;
 use core::sync::atomic::{AtomicPtr, Ordering::AcqRel, Ordering::Acquire};
 use kernel::prelude::*;
@@ -70,6 +75,22 @@ impl OnSample for Sink {
     }
 }
 
+impl OnInt for Sink {
+    /// Builds the record perf would have built: the common fields of the
+    /// hit (inside the tracepoint's preemption-off section, as perf's),
+    /// then the argument.
+    fn on_int(&self, value: i32) {
+        let (flags, preempt_count) = crate::instance::current_context();
+        let mut sample = [0u8; ENTRY_HEADER_SIZE + 4];
+        sample[..2].copy_from_slice(&self.event.id.to_le_bytes());
+        sample[2] = flags;
+        sample[3] = preempt_count;
+        sample[4..8].copy_from_slice(&crate::cpu_local::current_pid().to_le_bytes());
+        sample[8..].copy_from_slice(&value.to_le_bytes());
+        self.on_sample(&sample);
+    }
+}
+
 /// perf fills the common fields inside the tracepoint's own preemption-off
 /// section, so its preemption depth is one more than the one the kernel's
 /// tracefs records (`tracing_gen_ctx_dec`) on a preemptible kernel.
@@ -81,8 +102,20 @@ fn fix_preempt_count(head: &mut [u8; ENTRY_HEADER_SIZE]) {
 
 /// One event recorded into one instance, on every CPU.
 pub(crate) struct Capture {
-    counters: KVec<TracepointCounter>,
+    source: Source,
     sink: KBox<Sink>,
+}
+
+/// What calls a capture's sink; held for what dropping it does (the
+/// counters are released, the probe unregistered).
+enum Source {
+    /// A perf counter per online CPU.
+    Counters { _counters: KVec<TracepointCounter> },
+    /// A probe on the event's tracepoint, for an event perf will not
+    /// sample.
+    Probe { _probe: IntProbe<Sink> },
+    /// Nothing any more: stopped by the owner, who waits for the handlers.
+    Stopped,
 }
 
 impl Capture {
@@ -106,27 +139,44 @@ impl Capture {
             },
             GFP_KERNEL,
         )?;
-        let mut this = Capture {
-            counters: KVec::new(),
-            sink,
-        };
-        let mut first_error = None;
-        for cpu in 0..crate::instance::nr_cpu_ids() {
-            let handler: *const Sink = &*this.sink;
-            // SAFETY: the sink is boxed, so its address is stable, and it
-            // is freed only after the counters (`drop`).
-            match unsafe { TracepointCounter::new(event.id, cpu as u32, handler) } {
-                Ok(counter) => this.counters.push(counter, GFP_KERNEL)?,
-                // A CPU that is not online has no counter.
-                Err(e) => {
-                    first_error.get_or_insert(e);
+        let handler: *const Sink = &*sink;
+        // SAFETY: the sink is boxed, so its address is stable, and it is
+        // freed only after the counters or the probe (`drop`, `stop_all`).
+        let source = match unsafe { counters(event, handler) } {
+            Err(e) if e == EPERM && event.record_is_one_int() => {
+                // SAFETY: as above; such an event's tracepoint takes one
+                // `int`, the record's field.
+                Source::Probe {
+                    _probe: unsafe { IntProbe::start(event.name_c(), handler)? },
                 }
             }
+            result => Source::Counters { _counters: result? },
+        };
+        Ok(Capture { source, sink })
+    }
+}
+
+/// A counter on each online CPU sampling `event` into `handler`.
+///
+/// # Safety
+///
+/// `handler` must outlive the counters.
+unsafe fn counters(event: &Event, handler: *const Sink) -> Result<KVec<TracepointCounter>> {
+    let mut counters = KVec::new();
+    let mut first_error = None;
+    for cpu in 0..crate::instance::nr_cpu_ids() {
+        // SAFETY: the caller keeps `handler` alive longer.
+        match unsafe { TracepointCounter::new(event.id, cpu as u32, handler) } {
+            Ok(counter) => counters.push(counter, GFP_KERNEL)?,
+            // A CPU that is not online has no counter.
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
         }
-        match (this.counters.is_empty(), first_error) {
-            (true, Some(e)) => Err(e),
-            _ => Ok(this),
-        }
+    }
+    match (counters.is_empty(), first_error) {
+        (true, Some(e)) => Err(e),
+        _ => Ok(counters),
     }
 }
 
@@ -142,20 +192,21 @@ impl Capture {
         }
     }
 
-    /// Releases the counters: no new record starts after this, though a
-    /// handler may still be running until [`synchronize_unregister`].
+    /// Releases the counters or the probe: no new record starts after
+    /// this, though a handler may still be running until
+    /// [`synchronize_unregister`].
     pub(crate) fn stop_counting(&mut self) {
-        self.counters.clear();
+        self.source = Source::Stopped;
     }
 }
 
 impl Drop for Capture {
     fn drop(&mut self) {
-        if self.counters.is_empty() {
+        if matches!(self.source, Source::Stopped) {
             // Stopped by the owner, who waited for the handlers.
             return;
         }
-        self.counters.clear();
+        self.source = Source::Stopped;
         // A handler may still run on another CPU until the tracepoint's
         // readers are done; only then may the sink go.
         synchronize_unregister();

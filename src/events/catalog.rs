@@ -103,6 +103,21 @@ impl Event {
         self.name.to_str().unwrap_or("")
     }
 
+    /// Its name, as the C string tracepoints are named by.
+    pub(crate) fn name_c(&self) -> &kernel::str::CStr {
+        &self.name
+    }
+
+    /// Whether its record is the common fields and one `int`, as the
+    /// records of events whose tracepoint takes one `int` and stores it.
+    pub(crate) fn record_is_one_int(&self) -> bool {
+        let mut fields = self.fields();
+        matches!(
+            (fields.next(), fields.next()),
+            (Some(f), None) if f.type_name == "int" && f.size == 4
+        )
+    }
+
     /// Its system.
     pub(crate) fn system(&self) -> &str {
         self.system.to_str().unwrap_or("")

@@ -109,10 +109,8 @@ impl EventStates {
         let mut first_error = None;
         for index in events {
             match self.set_enabled(instance, index, true) {
-                // perf refuses to sample a few events (`TRACE_EVENT_PERF_PERM`,
-                // e.g. `irq_vectors:irq_work_exit`, which perf's own wake-up
-                // raises): those stay off, as when enabled alone, without
-                // failing the others.
+                // Events that cannot be captured at all stay off, as when
+                // enabled alone, without failing the others.
                 Err(e) if e == EPERM => skipped(index),
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -324,7 +322,7 @@ pub(crate) fn all(catalog: &Catalog) -> core::ops::Range<usize> {
 fn skipped(index: usize) {
     if let Some(event) = catalog::catalog().and_then(|c| c.events.get(index)) {
         pr_info!(
-            "event {}:{} cannot be recorded (perf refuses to sample it); left off\n",
+            "event {}:{} cannot be recorded (perf refuses to sample it, and its tracepoint cannot be probed); left off\n",
             event.system(),
             event.name()
         );

@@ -1,12 +1,125 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Tracepoints: waiting for their probes to finish.
+//! Tracepoints: finding one by name, a probe on a tracepoint whose only
+//! argument is an `int`, and waiting for probes to finish.
 
 use crate::bindings;
+use core::ffi::c_void;
+use kernel::{prelude::*, str::CStr};
 
 /// Waits until no probe of any tracepoint (and no perf handler called from
 /// one) that was removed before this call is still running. May sleep.
 pub(crate) fn synchronize_unregister() {
     // SAFETY: may be called from any sleepable context.
     unsafe { bindings::rft_tracepoint_synchronize_unregister() };
+}
+
+/// The built-in kernel tracepoint called `name`.
+pub(crate) fn find(name: &CStr) -> Option<*mut bindings::tracepoint> {
+    struct Search<'a> {
+        name: &'a CStr,
+        found: *mut bindings::tracepoint,
+    }
+    /// # Safety
+    ///
+    /// `tp` is a live tracepoint, `private` the `Search` of this call.
+    unsafe extern "C" fn visit(tp: *mut bindings::tracepoint, private: *mut c_void) {
+        // SAFETY: `private` is the `Search` below; `tp` is a live
+        // tracepoint with a NUL-terminated name.
+        let (search, tp_name) = unsafe {
+            (
+                &mut *private.cast::<Search<'_>>(),
+                CStr::from_char_ptr((*tp).name),
+            )
+        };
+        if tp_name == search.name {
+            search.found = tp;
+        }
+    }
+    let mut search = Search {
+        name,
+        found: core::ptr::null_mut(),
+    };
+    // SAFETY: `visit` only touches `search`, alive for the call.
+    unsafe {
+        bindings::for_each_kernel_tracepoint(Some(visit), core::ptr::from_mut(&mut search).cast())
+    };
+    (!search.found.is_null()).then_some(search.found)
+}
+
+/// What a probe on a tracepoint with one `int` argument does with it.
+/// Called in the context of the hit, with preemption off; may not sleep.
+pub(crate) trait OnInt: Sync {
+    /// The tracepoint was hit with `value`.
+    fn on_int(&self, value: i32);
+}
+
+/// A probe on a tracepoint whose prototype is `(int)`, registered with a
+/// `T` as its data.
+///
+/// # Invariants
+///
+/// The probe is registered on `tracepoint` with `data` until `drop`, and
+/// `data` points at a `T` that outlives the registration.
+pub(crate) struct IntProbe<T: OnInt> {
+    tracepoint: *mut bindings::tracepoint,
+    data: *const T,
+}
+
+// SAFETY: the tracepoint is a kernel object; `data` is `Sync`.
+unsafe impl<T: OnInt> Send for IntProbe<T> {}
+// SAFETY: as above.
+unsafe impl<T: OnInt> Sync for IntProbe<T> {}
+
+impl<T: OnInt> IntProbe<T> {
+    /// Starts calling `data` at each hit of built-in tracepoint `name`.
+    ///
+    /// # Safety
+    ///
+    /// The tracepoint's prototype must be `(int)`, and `data` must outlive
+    /// the returned value.
+    pub(crate) unsafe fn start(name: &CStr, data: *const T) -> Result<Self> {
+        let tracepoint = find(name).ok_or(ENOENT)?;
+        // SAFETY: the probe's signature is the tracepoint's (the caller's
+        // promise), with the data pointer first; `data` outlives the
+        // registration.
+        let ret = unsafe {
+            bindings::tracepoint_probe_register(
+                tracepoint,
+                int_probe::<T> as *mut c_void,
+                data.cast_mut().cast(),
+            )
+        };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        // INVARIANT: registered just now, with `data`.
+        Ok(IntProbe { tracepoint, data })
+    }
+}
+
+impl<T: OnInt> Drop for IntProbe<T> {
+    /// Unregisters the probe. It may still be running on another CPU until
+    /// [`synchronize_unregister`], which the owner calls before `data` goes.
+    fn drop(&mut self) {
+        // SAFETY: registered in `start` with these arguments (invariant).
+        unsafe {
+            bindings::tracepoint_probe_unregister(
+                self.tracepoint,
+                int_probe::<T> as *mut c_void,
+                self.data.cast_mut().cast(),
+            )
+        };
+    }
+}
+
+/// The probe of an [`IntProbe`].
+///
+/// # Safety
+///
+/// Called by the tracepoint with the `T` given at registration.
+unsafe extern "C" fn int_probe<T: OnInt>(data: *mut c_void, value: i32) {
+    // SAFETY: registered with a live `T` (the `IntProbe` invariant).
+    let user = unsafe { &*data.cast::<T>() };
+    user.on_int(value);
 }
