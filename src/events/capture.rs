@@ -146,9 +146,8 @@ impl Capture {
             Err(e) if e == EPERM && event.record_is_one_int() => {
                 // SAFETY: as above; such an event's tracepoint takes one
                 // `int`, the record's field.
-                Source::Probe {
-                    _probe: unsafe { IntProbe::start(event.name_c(), handler)? },
-                }
+                let probe = unsafe { IntProbe::start(event.name_c(), handler)? };
+                Source::Probe { _probe: probe }
             }
             result => Source::Counters { _counters: result? },
         };
