@@ -29,8 +29,12 @@ setup:
 kernel: setup
 	@$(VM)/build-kernel.sh $(FLAVOUR) >/dev/null
 
+# The kernel's trace-events-sample module is built with the test modules,
+# from the sources of the kernel tree built against ($$k).
+sample_sources = cp "$$k"/source/samples/trace_events/trace-events-sample.[ch] tools/testing/modules/trace_events_sample/
+
 module: setup test-tools
-	@k=$(kdir) && $(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) modules
+	@k=$(kdir) && $(sample_sources) && $(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) modules
 
 # Static test programs the selftests run in the guest.
 SELFTEST_BIN := tools/testing/selftests/rftrace/bin
@@ -67,7 +71,7 @@ vng-test: module
 	@k=$(kdir) && $(VM)/run-vng.sh --kdir "$$k"
 
 check: setup
-	@k=$(kdir) && rustfmt --check --config-path "$$k/source/.rustfmt.toml" --edition 2021 src/rftrace.rs && \
+	@k=$(kdir) && $(sample_sources) && rustfmt --check --config-path "$$k/source/.rustfmt.toml" --edition 2021 src/rftrace.rs && \
 	$(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) KCFLAGS=-Werror KRUSTFLAGS=-Dwarnings CLIPPY=1 modules
 
 clean:

@@ -183,7 +183,6 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     let events = dir.dir("events")?;
     events.file("header_page", READ_ONLY, &HEADER_PAGE, instance, 0)?;
     events.file("header_event", READ_ONLY, &HEADER_EVENT, instance, 0)?;
-    crate::events::files::populate(dir, &events, instance)?;
     let ftrace = events.dir("ftrace")?;
     for (name, kind) in records::event_types() {
         let event = ftrace.dir(name)?;
@@ -199,6 +198,9 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
             event.file("id", READ_ONLY, &EVENT_ID, instance, usize::from(kind))?;
         }
     }
+    // SAFETY: `events` is a directory of the super block being filled,
+    // which `kill_sb` detaches from the event tree before tearing it down.
+    unsafe { crate::events::files::populate(dir, events, instance)? };
     let per_cpu = dir.dir("per_cpu")?;
     for cpu in 0..instance.buffer().nr_cpus() {
         let name = CString::try_from_fmt(fmt!("cpu{cpu}"))?;

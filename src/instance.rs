@@ -132,7 +132,7 @@ impl Instance {
         let buffer = Arc::new(TraceBuffer::new(&pages, true)?, GFP_KERNEL)?;
         buffer.set_time_start(local_clock_ns());
         let functions = FunctionState::new()?;
-        let events = EventStates::new()?;
+        let events = EventStates::new();
         let pids = PidFilters::new()?;
         let cpus = CpuMask::first(nr_cpu_ids());
         let mut last_saved_pid = KVec::with_capacity(nr_cpu_ids(), GFP_KERNEL)?;

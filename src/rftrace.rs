@@ -58,11 +58,13 @@ module! {
 }
 
 /// The loaded module: the registered file system and the top-level trace
-/// instance it shows, over the patch engine. Fields drop in order: the file
-/// system (and every tracer with it) goes first, then the function_graph
-/// tracers' shadow stacks, then the engine.
+/// instance it shows, over the patch engine. Fields drop in order: the
+/// module-event notifiers first, then the file system (and every tracer
+/// with it), then the function_graph tracers' shadow stacks, then the
+/// engine.
 #[pin_data]
 struct Rftrace {
+    module_events: Option<events::modules::ModuleEvents>,
     #[pin]
     fs: rftracefs::Registration,
     graph: GraphRunning,
@@ -108,10 +110,17 @@ impl kernel::InPlaceModule for Rftrace {
         let graph = GraphRunning::start();
         // The kernel's events, read once; without them rftrace still
         // traces functions.
-        if let Err(e) = events::catalog::load() {
+        let events_loaded = events::tree::init().and_then(|()| events::catalog::load());
+        if let Err(e) = &events_loaded {
             pr_warn!("kernel trace events not available ({e:?}); events/ shows none\n");
         }
         let top = instance::Instance::new_top();
+        let module_events = match (&top, events_loaded) {
+            (Ok(top), Ok(())) => events::modules::ModuleEvents::follow(top.clone())
+                .inspect_err(|e| pr_warn!("module events not followed ({e:?})\n"))
+                .ok(),
+            _ => None,
+        };
         if let Ok(top) = &top {
             bench::run(
                 top,
@@ -120,6 +129,7 @@ impl kernel::InPlaceModule for Rftrace {
             );
         }
         try_pin_init!(Self {
+            module_events,
             engine: engine?,
             graph: graph?,
             fs <- rftracefs::Registration::new(module, top?),

@@ -28,7 +28,7 @@ use kernel::sync::Arc;
 /// [`Capture`] that owns this sink.
 struct Sink {
     instance: *const Instance,
-    event: &'static Event,
+    event: Arc<Event>,
     /// The event's filter in this instance, from `Arc::into_raw`; null for
     /// none. Replaced filters are released after a tracepoint grace period.
     filter: AtomicPtr<EventFilter>,
@@ -127,7 +127,7 @@ impl Capture {
     /// `instance` must outlive the returned value.
     pub(crate) unsafe fn start(
         instance: &Instance,
-        event: &'static Event,
+        event: Arc<Event>,
         filter: Option<Arc<EventFilter>>,
     ) -> Result<Self> {
         // INVARIANT: the caller keeps the instance alive longer.
@@ -140,8 +140,11 @@ impl Capture {
             GFP_KERNEL,
         )?;
         let handler: *const Sink = &*sink;
+        let event = &sink.event;
         // SAFETY: the sink is boxed, so its address is stable, and it is
         // freed only after the counters or the probe (`drop`, `stop_all`).
+        // A module's event is disabled at the module's GOING
+        // (`super::modules`), which drops the counters.
         let source = match unsafe { counters(event, handler) } {
             Err(e) if e == EPERM && event.record_is_one_int() => {
                 // SAFETY: as above; such an event's tracepoint takes one
@@ -159,13 +162,15 @@ impl Capture {
 ///
 /// # Safety
 ///
-/// `handler` must outlive the counters.
+/// `handler` must outlive the counters; a module's event's counters are
+/// dropped before its module's GOING notification ends.
 unsafe fn counters(event: &Event, handler: *const Sink) -> Result<KVec<TracepointCounter>> {
     let mut counters = KVec::new();
     let mut first_error = None;
     for cpu in 0..crate::instance::nr_cpu_ids() {
-        // SAFETY: the caller keeps `handler` alive longer.
-        match unsafe { TracepointCounter::new(event.id, cpu as u32, handler) } {
+        // SAFETY: the caller keeps `handler` alive longer and drops the
+        // counters within the module's life.
+        match unsafe { TracepointCounter::new(event.id, cpu as u32, handler, event.module) } {
             Ok(counter) => counters.push(counter, GFP_KERNEL)?,
             // A CPU that is not online has no counter.
             Err(e) => {

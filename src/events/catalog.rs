@@ -4,18 +4,28 @@
 //! with what `events/` needs (names, fields, `print fmt`) copied out of the
 //! kernel's `trace_event_call`, and the systems they belong to.
 //!
-//! The catalog is read once, at load, from the kernel's event list. It
-//! holds the built-in events: events of modules and the kernel's dynamic
-//! events are not in it (module events come and go with their module and
-//! are not followed yet).
+//! The built-in events are read at load, from the kernel's event list; a
+//! module's events are added when it comes and removed when it goes
+//! ([`super::modules`]). The kernel's dynamic events (its own kprobe
+//! events...) are not shown.
+//!
+//! Files and event states name an event by an [`EventKey`]: its id, which
+//! the kernel reuses after a module goes, and the generation of that id
+//! here, so that a file left open on a gone event finds nothing.
 
+use crate::kernel_api::module::Module;
 use crate::kernel_api::trace_events::{EventCall, EventsLocked};
 use crate::kernel_api::trace_output::EventOutput;
 use crate::portable::events::field::{Field, FilterType};
 use crate::portable::events::layout;
 use crate::portable::events::set_event::EventName;
 use core::fmt::Write;
-use kernel::{prelude::*, str::CString, sync::SetOnce};
+use kernel::{
+    new_mutex,
+    prelude::*,
+    str::CString,
+    sync::{Arc, Mutex, MutexGuard, SetOnce},
+};
 
 /// A field of an event, owning its names.
 pub(crate) struct OwnedField {
@@ -63,8 +73,11 @@ pub(crate) struct Event {
     name: CString,
     print_fmt: CString,
     fields: KVec<OwnedField>,
-    /// The kernel's printers of its records.
+    /// The kernel's printers of its records; a module's event prints only
+    /// while it is in the catalog (under its lock), its module live.
     pub(crate) output: EventOutput,
+    /// The module that defines it, for a module's event.
+    pub(crate) module: Option<Module>,
     /// `sizeof` the record's fixed part, as the kernel's compiler lays it
     /// out: where dynamic data starts counting from.
     fixed_size: u32,
@@ -92,8 +105,11 @@ impl Event {
             name: CString::try_from(call.name())?,
             print_fmt: CString::try_from(call.print_fmt())?,
             fields,
-            // SAFETY: built-in events stay registered as long as the kernel.
+            // SAFETY: built-in events stay registered as long as the
+            // kernel; a module's event prints only while it is in the
+            // catalog, which it leaves before the kernel removes it.
             output: unsafe { EventOutput::new(call.as_ptr()) },
+            module: Module::from_ptr(call.module()),
             fixed_size,
         })
     }
@@ -149,11 +165,43 @@ impl Event {
     }
 }
 
+/// How files and event states name an event: its id in the low 16 bits,
+/// the generation of that id above.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct EventKey(usize);
+
+impl EventKey {
+    fn new(id: u16, generation: u32) -> Self {
+        EventKey(usize::from(id) | (generation as usize) << 16)
+    }
+
+    /// The key a file was made with.
+    pub(crate) fn from_index(index: usize) -> Self {
+        EventKey(index)
+    }
+
+    /// What a file keeps.
+    pub(crate) fn index(self) -> usize {
+        self.0
+    }
+
+    /// The event's id.
+    pub(crate) fn id(self) -> u16 {
+        self.0 as u16
+    }
+
+    fn generation(self) -> u32 {
+        (self.0 >> 16) as u32
+    }
+}
+
 /// A system: a directory of `events/`.
 pub(crate) struct System {
     name: CString,
-    /// Its events, as indexes into [`Catalog::events`].
-    pub(crate) events: KVec<usize>,
+    /// The ids of its events, in the kernel's list order; empty once the
+    /// modules that defined them have gone (a system is never forgotten,
+    /// so that its number stays its own).
+    pub(crate) events: KVec<u16>,
 }
 
 impl System {
@@ -163,89 +211,181 @@ impl System {
     }
 }
 
+/// An event id's place in the catalog.
+#[derive(Default)]
+struct Slot {
+    event: Option<Arc<Event>>,
+    /// Bumped each time a module's event with this id goes.
+    generation: u32,
+}
+
 /// Every event rftrace shows.
 pub(crate) struct Catalog {
-    /// In the kernel's list order.
-    pub(crate) events: KVec<Event>,
-    /// Indexes of `events`, by id.
-    by_id: KVec<usize>,
+    /// By id.
+    slots: KVec<Slot>,
+    /// The ids of the events, in the kernel's list order.
+    order: KVec<u16>,
     /// In order of first appearance.
     pub(crate) systems: KVec<System>,
 }
 
 impl Catalog {
-    /// Reads the kernel's events.
-    fn read() -> Result<Self> {
-        let mut events = KVec::new();
-        let mut error = None;
+    fn empty() -> Self {
+        Catalog {
+            slots: KVec::new(),
+            order: KVec::new(),
+            systems: KVec::new(),
+        }
+    }
+
+    /// Adds the kernel's events that `take` accepts and the catalog does
+    /// not have yet, in the kernel's list order; returns their ids.
+    fn add_from_kernel(&mut self, take: impl Fn(&EventCall<'_>) -> bool) -> Result<KVec<u16>> {
+        let mut order = KVec::new();
+        let mut added = KVec::new();
         {
             let list = EventsLocked::lock()?;
+            let mut error = None;
             list.for_each(|call| {
-                if error.is_some()
-                    || !call.is_shown()
-                    || call.is_dynamic()
-                    || !call.module().is_null()
-                {
+                if error.is_some() || !call.is_shown() || call.is_dynamic() {
                     return;
                 }
-                match Event::copy(call).and_then(|e| Ok(events.push(e, GFP_KERNEL)?)) {
-                    Ok(()) => {}
-                    Err(e) => error = Some(e),
+                let id = call.id();
+                let known = self.event_by_id(id).is_some();
+                if !known && !take(&call) {
+                    return;
+                }
+                let result = (|| -> Result {
+                    order.push(id, GFP_KERNEL)?;
+                    if !known {
+                        let event = Arc::new(Event::copy(call)?, GFP_KERNEL)?;
+                        added.push(event, GFP_KERNEL)?;
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = result {
+                    error = Some(e);
                 }
             });
+            if let Some(e) = error {
+                return Err(e);
+            }
         }
-        if let Some(e) = error {
-            return Err(e);
+        let mut ids = KVec::with_capacity(added.len(), GFP_KERNEL)?;
+        for event in added {
+            ids.push(event.id, GFP_KERNEL)?;
+            self.insert(event)?;
         }
-        let mut by_id = KVec::with_capacity(events.len(), GFP_KERNEL)?;
-        for i in 0..events.len() {
-            by_id.push(i, GFP_KERNEL)?;
+        self.order = order;
+        self.rebuild_systems()?;
+        Ok(ids)
+    }
+
+    /// Puts `event` in its id's slot.
+    fn insert(&mut self, event: Arc<Event>) -> Result {
+        let id = usize::from(event.id);
+        while self.slots.len() <= id {
+            self.slots.push(Slot::default(), GFP_KERNEL)?;
         }
-        by_id.sort_unstable_by_key(|&i| events[i].id);
-        let mut systems: KVec<System> = KVec::new();
-        for (i, event) in events.iter().enumerate() {
-            let system = match systems.iter().position(|s| s.name() == event.system()) {
-                Some(at) => &mut systems[at],
+        self.slots[id].event = Some(event);
+        Ok(())
+    }
+
+    /// Removes the events of `module`; returns their ids.
+    fn remove_module(&mut self, module: Module) -> Result<KVec<u16>> {
+        let mut ids = KVec::new();
+        for slot in self.slots.iter_mut() {
+            if slot
+                .event
+                .as_ref()
+                .is_some_and(|e| e.module == Some(module))
+            {
+                if let Some(event) = slot.event.take() {
+                    ids.push(event.id, GFP_KERNEL)?;
+                }
+                slot.generation = slot.generation.wrapping_add(1) & 0xffff;
+            }
+        }
+        let slots = &self.slots;
+        self.order.retain(|id| {
+            slots
+                .get(usize::from(*id))
+                .is_some_and(|s| s.event.is_some())
+        });
+        self.rebuild_systems()?;
+        Ok(ids)
+    }
+
+    /// Recomputes each system's events from the list order; a new system
+    /// is appended.
+    fn rebuild_systems(&mut self) -> Result {
+        for system in self.systems.iter_mut() {
+            system.events.clear();
+        }
+        for &id in self.order.iter() {
+            let Some(event) = self.event_by_id(id).cloned() else {
+                continue;
+            };
+            let at = match self.systems.iter().position(|s| s.name() == event.system()) {
+                Some(at) => at,
                 None => {
-                    systems.push(
+                    self.systems.push(
                         System {
                             name: CString::try_from_fmt(fmt!("{}", event.system()))?,
                             events: KVec::new(),
                         },
                         GFP_KERNEL,
                     )?;
-                    let last = systems.len() - 1;
-                    &mut systems[last]
+                    self.systems.len() - 1
                 }
             };
-            system.events.push(i, GFP_KERNEL)?;
+            self.systems[at].events.push(id, GFP_KERNEL)?;
         }
-        Ok(Catalog {
-            events,
-            by_id,
-            systems,
-        })
+        Ok(())
     }
 
     /// The event of record type `id`.
-    pub(crate) fn by_id(&self, id: u16) -> Option<&Event> {
-        let at = self
-            .by_id
-            .binary_search_by_key(&id, |&i| self.events[i].id)
-            .ok()?;
-        self.events.get(*self.by_id.get(at)?)
+    pub(crate) fn event_by_id(&self, id: u16) -> Option<&Arc<Event>> {
+        self.slots.get(usize::from(id))?.event.as_ref()
+    }
+
+    /// The event `key` names, if it still exists.
+    pub(crate) fn event(&self, key: EventKey) -> Option<&Arc<Event>> {
+        let slot = self.slots.get(usize::from(key.id()))?;
+        (slot.generation == key.generation()).then_some(slot.event.as_ref()?)
+    }
+
+    /// The key of event `id`.
+    pub(crate) fn key(&self, id: u16) -> EventKey {
+        let generation = self.slots.get(usize::from(id)).map_or(0, |s| s.generation);
+        EventKey::new(id, generation)
+    }
+
+    /// The ids of every event, in the kernel's list order.
+    pub(crate) fn ids(&self) -> impl DoubleEndedIterator<Item = u16> + '_ {
+        self.order.iter().copied()
+    }
+
+    /// The ids of system `system`'s events.
+    pub(crate) fn system_ids(&self, system: usize) -> &[u16] {
+        self.systems.get(system).map_or(&[], |s| &s.events[..])
     }
 
     /// Writes `system:event` lines of the events `keep` accepts
-    /// (`available_events`, `set_event`), in the kernel's order: its
-    /// instances list the newest event first.
+    /// (`available_events`, `set_event`), in the order of the kernel's
+    /// top-level instance: its list of event files got the built-in events
+    /// at boot, reversing the kernel's event list, then each module's
+    /// events at its head, as the event list itself did.
     pub(crate) fn write_names(
         &self,
         out: &mut dyn Write,
-        keep: impl Fn(usize) -> bool,
+        keep: impl Fn(u16) -> bool,
     ) -> core::fmt::Result {
-        for (i, event) in self.events.iter().enumerate().rev() {
-            if keep(i) {
+        let is_module = |id: &u16| self.event_by_id(*id).is_some_and(|e| e.module.is_some());
+        let modules = self.ids().filter(is_module);
+        let built_in = self.ids().rev().filter(|id| !is_module(id));
+        for id in Iterator::chain(modules, built_in) {
+            if let Some(event) = self.event_by_id(id).filter(|_| keep(id)) {
                 writeln!(out, "{}:{}", event.system(), event.name())?;
             }
         }
@@ -253,17 +393,56 @@ impl Catalog {
     }
 }
 
-static CATALOG: SetOnce<Catalog> = SetOnce::new();
+/// The catalog and its lock, made at load.
+static CATALOG: SetOnce<Pin<KBox<Mutex<Catalog>>>> = SetOnce::new();
 
-/// Reads the kernel's events, once, at load.
+/// Reads the kernel's events (built-in, and of the modules loaded), once,
+/// at load.
 pub(crate) fn load() -> Result {
-    if CATALOG.as_ref().is_none() {
-        CATALOG.populate(Catalog::read()?);
+    if CATALOG.as_ref().is_some() {
+        return Ok(());
     }
+    let mut catalog = Catalog::empty();
+    catalog.add_from_kernel(|_| true)?;
+    CATALOG.populate(KBox::pin_init(new_mutex!(catalog), GFP_KERNEL)?);
     Ok(())
 }
 
-/// The catalog; empty before [`load`].
-pub(crate) fn catalog() -> Option<&'static Catalog> {
-    CATALOG.as_ref()
+/// The catalog, locked; `None` before [`load`] (or if it failed). Lock
+/// order: an instance's event states, then the catalog, then the kernel's
+/// `event_mutex`. A module event prints only under this lock.
+pub(crate) fn lock() -> Option<MutexGuard<'static, Catalog>> {
+    Some(CATALOG.as_ref()?.lock())
+}
+
+/// Adds the events the catalog lacks (of modules that came before their
+/// notifications were followed); returns their ids.
+pub(super) fn add_new() -> Result<KVec<u16>> {
+    lock().ok_or(ENODEV)?.add_from_kernel(|_| true)
+}
+
+/// The ids of the events of `module`.
+pub(super) fn module_ids(module: Module) -> Result<KVec<u16>> {
+    let catalog = lock().ok_or(ENODEV)?;
+    let mut ids = KVec::new();
+    for id in catalog.ids() {
+        if catalog
+            .event_by_id(id)
+            .is_some_and(|e| e.module == Some(module))
+        {
+            ids.push(id, GFP_KERNEL)?;
+        }
+    }
+    Ok(ids)
+}
+
+/// Adds the events of `module`, which is coming; returns their ids.
+pub(super) fn add_module(module: Module) -> Result<KVec<u16>> {
+    let mut catalog = lock().ok_or(ENODEV)?;
+    catalog.add_from_kernel(|call| Module::from_ptr(call.module()) == Some(module))
+}
+
+/// Removes the events of `module`, which is going; returns their ids.
+pub(super) fn remove_module(module: Module) -> Result<KVec<u16>> {
+    lock().ok_or(ENODEV)?.remove_module(module)
 }

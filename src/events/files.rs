@@ -4,8 +4,8 @@
 //! `enable`, each event's `enable`, `format` and `id`, and `set_event`
 //! and `available_events`.
 
-use super::catalog::{self, Catalog};
-use super::state::all;
+use super::catalog::{self, Event, EventKey};
+use super::state;
 use crate::control_files::{READ_ONLY, READ_WRITE};
 use crate::instance::Instance;
 use crate::portable::events::format::{write_format, EventFormat};
@@ -24,9 +24,26 @@ const MAX_SET_EVENT_WRITE: usize = 4096;
 /// The longest word of `set_event` (the kernel's `EVENT_BUF_SIZE`).
 const MAX_EVENT_WORD: usize = 127;
 
+/// The files of each event's directory.
+pub(super) static EVENT_FILES: &[(&str, u16, &Attribute)] = &[
+    ("enable", READ_WRITE, &EVENT_ENABLE),
+    ("filter", READ_WRITE, &EVENT_FILTER),
+    ("format", READ_ONLY, &EVENT_FORMAT),
+    ("id", READ_ONLY, &EVENT_ID),
+];
+
+/// The files of each system's directory.
+pub(super) static SYSTEM_FILES: &[(&str, &Attribute)] =
+    &[("enable", &SYSTEM_ENABLE), ("filter", &SYSTEM_FILTER)];
+
 /// Creates the event files of `instance` in `dir` (the instance's root)
-/// and `events` (its `events/`).
-pub(crate) fn populate(dir: &Dir, events: &Dir, instance: &Arc<Instance>) -> Result {
+/// and `events` (its `events/`), and a directory per system and event.
+///
+/// # Safety
+///
+/// `events` belongs to a super block being filled, torn down only after
+/// [`super::tree::detach`].
+pub(crate) unsafe fn populate(dir: &Dir, events: Dir, instance: &Arc<Instance>) -> Result {
     dir.file("set_event", READ_WRITE, &SET_EVENT, instance, 0)?;
     dir.file(
         "available_events",
@@ -36,27 +53,15 @@ pub(crate) fn populate(dir: &Dir, events: &Dir, instance: &Arc<Instance>) -> Res
         0,
     )?;
     events.file("enable", READ_WRITE, &ALL_ENABLE, instance, 0)?;
-    let Some(catalog) = catalog::catalog() else {
-        return Ok(());
-    };
-    for (system_index, system) in catalog.systems.iter().enumerate() {
-        let system_dir = events.dir(system.name())?;
-        system_dir.file("enable", READ_WRITE, &SYSTEM_ENABLE, instance, system_index)?;
-        system_dir.file("filter", READ_WRITE, &SYSTEM_FILTER, instance, system_index)?;
-        for &index in system.events.iter() {
-            let event_dir = system_dir.dir(catalog.events[index].name())?;
-            event_dir.file("enable", READ_WRITE, &EVENT_ENABLE, instance, index)?;
-            event_dir.file("filter", READ_WRITE, &EVENT_FILTER, instance, index)?;
-            event_dir.file("format", READ_ONLY, &EVENT_FORMAT, instance, index)?;
-            event_dir.file("id", READ_ONLY, &EVENT_ID, instance, index)?;
-        }
-    }
-    Ok(())
+    // SAFETY: the caller's promise.
+    unsafe { super::tree::attach(events, instance) }
 }
 
-/// The catalog, or the refusal of a file that needs it.
-fn catalog() -> Result<&'static Catalog, InputError> {
-    catalog::catalog().ok_or(InputError::NoDevice)
+/// The event a file was made for, if it still exists.
+fn event_of(index: usize) -> Result<Arc<Event>, InputError> {
+    catalog::lock()
+        .and_then(|c| c.event(EventKey::from_index(index)).cloned())
+        .ok_or(InputError::NoDevice)
 }
 
 /// Reads an `enable` write: `0` or `1`, as the kernel's `kstrtoul`.
@@ -75,10 +80,14 @@ fn refused(error: Error) -> InputError {
 
 /// `events/<system>/<event>/enable`.
 static EVENT_ENABLE: Attribute = Attribute {
-    show: |inst, index, out| writeln!(out, "{}", u8::from(inst.events().is_enabled(index))),
+    show: |inst, index, out| {
+        let id = EventKey::from_index(index).id();
+        writeln!(out, "{}", u8::from(inst.events().is_enabled(id)))
+    },
     store: Some(|inst, index, text| {
         let on = parse_enable(text)?;
-        inst.events().set_enabled(inst, index, on).map_err(refused)
+        let event = event_of(index)?;
+        inst.events().set_enabled(inst, &event, on).map_err(refused)
     }),
     max_write: MAX_VALUE_WRITE,
     truncate: None,
@@ -87,21 +96,17 @@ static EVENT_ENABLE: Attribute = Attribute {
 /// `events/<system>/enable`: `0`, `1`, or `X` when mixed.
 static SYSTEM_ENABLE: Attribute = Attribute {
     show: |inst, system, out| {
-        let Some(system) = catalog::catalog().and_then(|c| c.systems.get(system)) else {
+        let states = inst.events();
+        let Some(catalog) = catalog::lock() else {
             return Ok(());
         };
-        writeln!(
-            out,
-            "{}",
-            inst.events().summary(system.events.iter().copied())
-        )
+        let ids = catalog.system_ids(system).iter().copied();
+        writeln!(out, "{}", states.summary(ids))
     },
     store: Some(|inst, system, text| {
         let on = parse_enable(text)?;
-        let system = catalog()?.systems.get(system).ok_or(InputError::NoDevice)?;
-        inst.events()
-            .set_all(inst, system.events.iter().copied(), on)
-            .map_err(refused)
+        let events = state::of_system(system).map_err(refused)?;
+        inst.events().set_all(inst, &events, on).map_err(refused)
     }),
     max_write: MAX_VALUE_WRITE,
     truncate: None,
@@ -110,17 +115,16 @@ static SYSTEM_ENABLE: Attribute = Attribute {
 /// `events/enable`: every event.
 static ALL_ENABLE: Attribute = Attribute {
     show: |inst, _, out| {
-        let Some(catalog) = catalog::catalog() else {
+        let states = inst.events();
+        let Some(catalog) = catalog::lock() else {
             return writeln!(out, "0");
         };
-        writeln!(out, "{}", inst.events().summary(all(catalog)))
+        writeln!(out, "{}", states.summary(catalog.ids()))
     },
     store: Some(|inst, _, text| {
         let on = parse_enable(text)?;
-        let catalog = catalog()?;
-        inst.events()
-            .set_all(inst, all(catalog), on)
-            .map_err(refused)
+        let events = state::selected(|_| true).map_err(refused)?;
+        inst.events().set_all(inst, &events, on).map_err(refused)
     }),
     max_write: MAX_VALUE_WRITE,
     truncate: None,
@@ -129,8 +133,14 @@ static ALL_ENABLE: Attribute = Attribute {
 /// `events/<system>/<event>/filter`: the event's filter (`none`), or the
 /// text and error of the last refused one.
 static EVENT_FILTER: Attribute = Attribute {
-    show: |inst, index, out| inst.events().write_filter(index, out),
-    store: Some(|inst, index, text| inst.events().write_event_filter(inst, index, text)),
+    show: |inst, index, out| {
+        let id = EventKey::from_index(index).id();
+        inst.events().write_filter(id, out)
+    },
+    store: Some(|inst, index, text| {
+        let event = event_of(index)?;
+        inst.events().write_event_filter(inst, &event, text)
+    }),
     max_write: MAX_FILTER_WRITE,
     truncate: None,
 };
@@ -139,14 +149,18 @@ static EVENT_FILTER: Attribute = Attribute {
 /// parses for.
 static SYSTEM_FILTER: Attribute = Attribute {
     show: |inst, system, out| inst.events().show_system_filter(system, out),
-    store: Some(|inst, system, text| inst.events().write_system_filter(inst, system, text)),
+    store: Some(|inst, system, text| {
+        let events = state::of_system(system).map_err(refused)?;
+        inst.events()
+            .write_system_filter(inst, (system, &events), text)
+    }),
     max_write: MAX_FILTER_WRITE,
     truncate: None,
 };
 
 /// `events/<system>/<event>/format`.
 static EVENT_FORMAT: Attribute = Attribute::read_only(|_, index, out| {
-    let Some(event) = catalog::catalog().and_then(|c| c.events.get(index)) else {
+    let Ok(event) = event_of(index) else {
         return Ok(());
     };
     write_format(
@@ -161,11 +175,9 @@ static EVENT_FORMAT: Attribute = Attribute::read_only(|_, index, out| {
 });
 
 /// `events/<system>/<event>/id`.
-static EVENT_ID: Attribute = Attribute::read_only(|_, index, out| {
-    match catalog::catalog().and_then(|c| c.events.get(index)) {
-        Some(event) => writeln!(out, "{}", event.id),
-        None => Ok(()),
-    }
+static EVENT_ID: Attribute = Attribute::read_only(|_, index, out| match event_of(index) {
+    Ok(event) => writeln!(out, "{}", event.id),
+    Err(_) => Ok(()),
 });
 
 /// `set_event`: the enabled events; a write enables (`SYSTEM:EVENT`) or
@@ -173,11 +185,11 @@ static EVENT_ID: Attribute = Attribute::read_only(|_, index, out| {
 /// `O_TRUNC` disables every event.
 static SET_EVENT: Attribute = Attribute {
     show: |inst, _, out| {
-        let Some(catalog) = catalog::catalog() else {
+        let states = inst.events();
+        let Some(catalog) = catalog::lock() else {
             return Ok(());
         };
-        let events = inst.events();
-        catalog.write_names(out, |index| events.is_enabled(index))
+        catalog.write_names(out, |id| states.is_enabled(id))
     },
     store: Some(|inst, _, text| {
         let text = core::str::from_utf8(text).map_err(|_| InputError::NotText)?;
@@ -201,7 +213,7 @@ static SET_EVENT: Attribute = Attribute {
 };
 
 /// `available_events`: every event, `system:event`.
-static AVAILABLE_EVENTS: Attribute = Attribute::read_only(|_, _, out| match catalog::catalog() {
+static AVAILABLE_EVENTS: Attribute = Attribute::read_only(|_, _, out| match catalog::lock() {
     Some(catalog) => catalog.write_names(out, |_| true),
     None => Ok(()),
 });

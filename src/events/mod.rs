@@ -5,15 +5,19 @@
 //! own printers.
 //!
 //! - [`catalog`]: the events, read from the kernel at load;
+//! - [`modules`]: module events, as their modules come and go;
 //! - [`capture`]: recording one event into one instance (perf counters);
 //! - [`state`]: which events an instance records;
 //! - [`filter`]: event filters;
 //! - [`files`]: the rftracefs files;
+//! - [`tree`]: the directories of `events/`;
 //! - [`text`]: the text of a record.
 
 pub(crate) mod capture;
 pub(crate) mod catalog;
 pub(crate) mod files;
 pub(crate) mod filter;
+pub(crate) mod modules;
 pub(crate) mod state;
 pub(crate) mod text;
+pub(crate) mod tree;

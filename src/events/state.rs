@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! An instance's side of event tracing: which events it records.
+//! An instance's side of event tracing: which events it records, with
+//! which filters. States are kept by event id; the catalog says which ids
+//! exist.
 
 use super::capture::{self, Capture};
-use super::catalog::{self, Catalog};
+use super::catalog::{self, Event};
 use super::filter::EventFilter;
 use crate::instance::Instance;
 use crate::portable::events::filter::error::{
@@ -16,11 +18,15 @@ use core::fmt::{self, Write};
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-/// The events one instance records: one slot per event of the catalog,
-/// holding its capture while it is enabled.
+/// The events one instance records. Each vector is indexed by event id
+/// and grows to the largest id used.
 pub(crate) struct EventStates {
     captures: KVec<Option<Capture>>,
     filters: KVec<FilterState>,
+    /// Whether the event was enabled since it appeared: when a module
+    /// goes, the buffer is cleared if one of its events was (its ids will
+    /// be reused), as the kernel does.
+    was_enabled: KVec<bool>,
     /// Per system: the text and error of a filter write no event took.
     system_refusals: KVec<Option<(KVec<u8>, FilterError)>>,
 }
@@ -34,49 +40,49 @@ struct FilterState {
     refused: Option<(KVec<u8>, FilterError)>,
 }
 
+/// The slot of `index` in `v`, grown with defaults if needed.
+fn slot<T: Default>(v: &mut KVec<T>, index: usize) -> Result<&mut T> {
+    while v.len() <= index {
+        v.push(T::default(), GFP_KERNEL)?;
+    }
+    Ok(&mut v[index])
+}
+
 impl EventStates {
     /// None enabled.
-    pub(crate) fn new() -> Result<Self> {
-        let count = catalog::catalog().map_or(0, |c| c.events.len());
-        let systems = catalog::catalog().map_or(0, |c| c.systems.len());
-        let mut captures = KVec::with_capacity(count, GFP_KERNEL)?;
-        let mut filters = KVec::with_capacity(count, GFP_KERNEL)?;
-        for _ in 0..count {
-            captures.push(None, GFP_KERNEL)?;
-            filters.push(FilterState::default(), GFP_KERNEL)?;
+    pub(crate) fn new() -> Self {
+        EventStates {
+            captures: KVec::new(),
+            filters: KVec::new(),
+            was_enabled: KVec::new(),
+            system_refusals: KVec::new(),
         }
-        let mut system_refusals = KVec::with_capacity(systems, GFP_KERNEL)?;
-        for _ in 0..systems {
-            system_refusals.push(None, GFP_KERNEL)?;
-        }
-        Ok(EventStates {
-            captures,
-            filters,
-            system_refusals,
-        })
     }
 
-    /// Whether event `index` of the catalog is enabled.
-    pub(crate) fn is_enabled(&self, index: usize) -> bool {
-        matches!(self.captures.get(index), Some(Some(_)))
+    /// Whether event `id` is enabled.
+    pub(crate) fn is_enabled(&self, id: u16) -> bool {
+        matches!(self.captures.get(usize::from(id)), Some(Some(_)))
     }
 
-    /// Enables or disables event `index` for `instance`, whose states
-    /// these are. May sleep.
-    pub(crate) fn set_enabled(&mut self, instance: &Instance, index: usize, on: bool) -> Result {
-        let catalog = catalog::catalog().ok_or(ENODEV)?;
-        let (Some(slot), Some(event)) = (self.captures.get_mut(index), catalog.events.get(index))
-        else {
-            return Err(EINVAL);
-        };
-        match (on, slot.is_some()) {
+    /// Enables or disables `event` for `instance`, whose states these
+    /// are. May sleep.
+    pub(crate) fn set_enabled(
+        &mut self,
+        instance: &Instance,
+        event: &Arc<Event>,
+        on: bool,
+    ) -> Result {
+        let id = usize::from(event.id);
+        let filter = self.filters.get(id).and_then(|f| f.active.clone());
+        let capture = slot(&mut self.captures, id)?;
+        match (on, capture.is_some()) {
             (true, false) => {
-                let filter = self.filters.get(index).and_then(|f| f.active.clone());
                 // SAFETY: the capture lives in `instance`'s own states, which
                 // the instance disables (`disable_all`) before it goes.
-                *slot = Some(unsafe { Capture::start(instance, event, filter)? });
+                *capture = Some(unsafe { Capture::start(instance, event.clone(), filter)? });
+                *slot(&mut self.was_enabled, id)? = true;
             }
-            (false, true) => *slot = None,
+            (false, true) => *capture = None,
             _ => {}
         }
         Ok(())
@@ -86,32 +92,32 @@ impl EventStates {
     /// selects. As the kernel: `EINVAL` when it selects none, else the
     /// first error met (the other events are still changed).
     pub(crate) fn apply(&mut self, instance: &Instance, selector: &EventSelector<'_>) -> Result {
-        let catalog = catalog::catalog().ok_or(ENODEV)?;
-        let selected = |index: &usize| selector.selects(&catalog.events[*index].event_name());
-        if !all(catalog).any(|index| selected(&index)) {
+        let events = selected(|event| selector.selects(&event.event_name()))?;
+        if events.is_empty() {
             return Err(EINVAL);
         }
-        self.set_all(instance, all(catalog).filter(selected), selector.enable)
+        self.set_all(instance, &events, selector.enable)
     }
 
-    /// Enables or disables every event of `events` (indexes of the
-    /// catalog); the first error, after trying all. Disabling waits for
-    /// the handlers once, not once per event.
+    /// Enables or disables every event of `events`; the first error, after
+    /// trying all. Disabling waits for the handlers once, not once per
+    /// event.
     pub(crate) fn set_all(
         &mut self,
         instance: &Instance,
-        events: impl Iterator<Item = usize>,
+        events: &[Arc<Event>],
         on: bool,
     ) -> Result {
         if !on {
-            return self.disable(events);
+            self.disable(events.iter().map(|e| e.id));
+            return Ok(());
         }
         let mut first_error = None;
-        for index in events {
-            match self.set_enabled(instance, index, true) {
+        for event in events {
+            match self.set_enabled(instance, event, true) {
                 // Events that cannot be captured at all stay off, as when
                 // enabled alone, without failing the others.
-                Err(e) if e == EPERM => skipped(index),
+                Err(e) if e == EPERM => skipped(event),
                 Err(e) => {
                     first_error.get_or_insert(e);
                 }
@@ -121,11 +127,11 @@ impl EventStates {
         first_error.map_or(Ok(()), Err)
     }
 
-    /// Disables the events of `events`.
-    fn disable(&mut self, events: impl Iterator<Item = usize>) -> Result {
+    /// Disables the events of `ids`.
+    fn disable(&mut self, ids: impl Iterator<Item = u16>) {
         let mut stopped = KVec::new();
-        for index in events {
-            let Some(slot) = self.captures.get_mut(index) else {
+        for id in ids {
+            let Some(slot) = self.captures.get_mut(usize::from(id)) else {
                 continue;
             };
             if let Some(capture) = slot.take() {
@@ -135,17 +141,36 @@ impl EventStates {
             }
         }
         capture::stop_all(stopped);
-        Ok(())
     }
 
     /// Disables every event.
     pub(crate) fn disable_all(&mut self) {
-        let _ = self.disable(0..self.captures.len());
+        let count = self.captures.len();
+        self.disable((0..count).map(|id| id as u16));
     }
 
-    /// Writes what event `index`'s `filter` file shows.
-    pub(crate) fn write_filter(&self, index: usize, out: &mut dyn Write) -> fmt::Result {
-        match self.filters.get(index) {
+    /// Forgets events `ids`, whose module is going: disables them and
+    /// drops their filters. Returns whether one of them was enabled since
+    /// it appeared (the buffer then holds records whose ids will be
+    /// reused).
+    pub(crate) fn forget(&mut self, ids: &[u16]) -> bool {
+        self.disable(ids.iter().copied());
+        let mut used = false;
+        for &id in ids {
+            let id = usize::from(id);
+            if let Some(was) = self.was_enabled.get_mut(id) {
+                used |= core::mem::take(was);
+            }
+            if let Some(filter) = self.filters.get_mut(id) {
+                *filter = FilterState::default();
+            }
+        }
+        used
+    }
+
+    /// Writes what event `id`'s `filter` file shows.
+    pub(crate) fn write_filter(&self, id: u16, out: &mut dyn Write) -> fmt::Result {
+        match self.filters.get(usize::from(id)) {
             Some(FilterState {
                 refused: Some((text, error)),
                 ..
@@ -168,19 +193,16 @@ impl EventStates {
         filter_error::write_subsystem_filter_file(out, refused)
     }
 
-    /// A write to event `index`'s `filter` file: `0` removes the filter,
+    /// A write to `event`'s `filter` file: `0` removes the filter,
     /// anything else is parsed as one; a refused filter leaves the event
     /// unfiltered, is logged in `error_log` as the kernel logs it, and
     /// fails with the kernel's errno. May sleep.
     pub(crate) fn write_event_filter(
         &mut self,
         instance: &Instance,
-        index: usize,
+        event: &Event,
         written: &[u8],
     ) -> Result<(), InputError> {
-        let event = catalog::catalog()
-            .and_then(|c| c.events.get(index))
-            .ok_or(InputError::NoDevice)?;
         let result = match classify_write(written) {
             FilterWrite::Clear => Ok(None),
             FilterWrite::Set(text) => match EventFilter::parse(text, event) {
@@ -201,7 +223,7 @@ impl EventStates {
                 (None, Some((text, error)))
             }
         };
-        self.install_filter(index, active, refusal)?;
+        self.install_filter(event.id, active, refusal)?;
         match refusal {
             Some((_, error)) => Err(InputError::Kernel(-error.errno)),
             None => Ok(()),
@@ -209,38 +231,32 @@ impl EventStates {
     }
 
     /// A write to system `system`'s `filter` file: the filter is set on
-    /// each event of the system it parses for; the others are left
-    /// unfiltered (each logged). Fails only when it parses for none.
+    /// each of its `events` it parses for; the others are left unfiltered
+    /// (each logged). Fails only when it parses for none.
     pub(crate) fn write_system_filter(
         &mut self,
         instance: &Instance,
-        system: usize,
+        (system, events): (usize, &[Arc<Event>]),
         written: &[u8],
     ) -> Result<(), InputError> {
-        let catalog = catalog::catalog().ok_or(InputError::NoDevice)?;
-        let events = &catalog
-            .systems
-            .get(system)
-            .ok_or(InputError::NoDevice)?
-            .events;
         if let Some(refusal) = self.system_refusals.get_mut(system) {
             *refusal = None;
         }
         let text = match classify_write(written) {
             FilterWrite::Clear => {
-                for &index in events.iter() {
-                    self.install_filter(index, None, None)?;
+                for event in events {
+                    self.install_filter(event.id, None, None)?;
                 }
                 return Ok(());
             }
             FilterWrite::Set(text) => text,
         };
         let mut taken = false;
-        for &index in events.iter() {
-            match EventFilter::parse(text, &catalog.events[index]) {
+        for event in events {
+            match EventFilter::parse(text, event) {
                 Ok(filter) => {
                     let filter = Arc::new(filter, GFP_KERNEL).map_err(|_| InputError::NoMemory)?;
-                    self.install_filter(index, Some(filter), None)?;
+                    self.install_filter(event.id, Some(filter), None)?;
                     taken = true;
                 }
                 Err(_) => {
@@ -251,7 +267,7 @@ impl EventStates {
                         text,
                         error.log_pos(),
                     );
-                    self.install_filter(index, None, Some((text, error)))?;
+                    self.install_filter(event.id, None, Some((text, error)))?;
                 }
             }
         }
@@ -262,17 +278,16 @@ impl EventStates {
         let mut copy = KVec::new();
         copy.extend_from_slice(text, GFP_KERNEL)
             .map_err(|_| InputError::NoMemory)?;
-        if let Some(refusal) = self.system_refusals.get_mut(system) {
-            *refusal = Some((copy, error));
-        }
+        *slot(&mut self.system_refusals, system).map_err(|_| InputError::NoMemory)? =
+            Some((copy, error));
         Err(InputError::Kernel(22))
     }
 
-    /// Makes `active` event `index`'s filter (in its capture too) and
+    /// Makes `active` event `id`'s filter (in its capture too) and
     /// `refused` what its file shows of a refusal.
     fn install_filter(
         &mut self,
-        index: usize,
+        id: u16,
         active: Option<Arc<EventFilter>>,
         refused: Option<(&[u8], FilterError)>,
     ) -> Result<(), InputError> {
@@ -285,21 +300,21 @@ impl EventStates {
             }
             None => None,
         };
-        if let Some(Some(capture)) = self.captures.get(index) {
+        let id = usize::from(id);
+        if let Some(Some(capture)) = self.captures.get(id) {
             capture.set_filter(active.clone());
         }
-        if let Some(state) = self.filters.get_mut(index) {
-            *state = FilterState { active, refused };
-        }
+        *slot(&mut self.filters, id).map_err(|_| InputError::NoMemory)? =
+            FilterState { active, refused };
         Ok(())
     }
 
     /// What the `enable` file of a set of events shows: `0`, `1`, or `X`
     /// when some are enabled and some not.
-    pub(crate) fn summary(&self, events: impl Iterator<Item = usize>) -> char {
+    pub(crate) fn summary(&self, ids: impl Iterator<Item = u16>) -> char {
         let (mut on, mut off) = (false, false);
-        for index in events {
-            if self.is_enabled(index) {
+        for id in ids {
+            if self.is_enabled(id) {
                 on = true;
             } else {
                 off = true;
@@ -313,18 +328,35 @@ impl EventStates {
     }
 }
 
-/// The indexes of every event of `catalog`.
-pub(crate) fn all(catalog: &Catalog) -> core::ops::Range<usize> {
-    0..catalog.events.len()
+/// The events of the catalog that `keep` accepts, in its order.
+pub(crate) fn selected(keep: impl Fn(&Event) -> bool) -> Result<KVec<Arc<Event>>> {
+    let catalog = catalog::lock().ok_or(ENODEV)?;
+    let mut events = KVec::new();
+    for id in catalog.ids() {
+        if let Some(event) = catalog.event_by_id(id).filter(|e| keep(e)) {
+            events.push(event.clone(), GFP_KERNEL)?;
+        }
+    }
+    Ok(events)
 }
 
-/// Logs an event that perf would not sample when many were enabled.
-fn skipped(index: usize) {
-    if let Some(event) = catalog::catalog().and_then(|c| c.events.get(index)) {
-        pr_info!(
-            "event {}:{} cannot be recorded (perf refuses to sample it, and its tracepoint cannot be probed); left off\n",
-            event.system(),
-            event.name()
-        );
+/// The events of system `system`.
+pub(crate) fn of_system(system: usize) -> Result<KVec<Arc<Event>>> {
+    let catalog = catalog::lock().ok_or(ENODEV)?;
+    let mut events = KVec::new();
+    for &id in catalog.system_ids(system) {
+        if let Some(event) = catalog.event_by_id(id) {
+            events.push(event.clone(), GFP_KERNEL)?;
+        }
     }
+    Ok(events)
+}
+
+/// Logs an event that cannot be recorded, when many were enabled.
+fn skipped(event: &Event) {
+    pr_info!(
+        "event {}:{} cannot be recorded (perf refuses to sample it, and its tracepoint cannot be probed); left off\n",
+        event.system(),
+        event.name()
+    );
 }

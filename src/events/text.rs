@@ -31,7 +31,10 @@ impl EventText {
         form: Form,
         out: &mut KVec<u8>,
     ) -> Option<Result> {
-        let event = catalog::catalog()?.by_id(kind)?;
+        // The catalog stays locked while the kernel's printer runs: a
+        // module's event leaves it before its module's code goes.
+        let catalog = catalog::lock()?;
+        let event = catalog.event_by_id(kind)?;
         let printer = match &mut self.printer {
             Some(printer) => printer,
             None => match EventPrinter::new() {

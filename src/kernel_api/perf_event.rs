@@ -4,6 +4,7 @@
 //! events: perf runs an event's own assignment code and hands the record
 //! it built to the counter's overflow handler.
 
+use super::module::Module;
 use crate::bindings;
 use core::ptr::NonNull;
 use kernel::{ffi::c_void, prelude::*};
@@ -22,9 +23,12 @@ pub(crate) trait OnSample: Sync {
 /// # Invariants
 ///
 /// `event` was made by `perf_event_create_kernel_counter` and is released
-/// only by `drop`.
+/// only by `drop`. If `module` is set, it defines the event, perf's
+/// reference on it was given back when the counter was made, and the
+/// counter is dropped before the module's GOING notification ends.
 pub(crate) struct TracepointCounter {
     event: NonNull<bindings::perf_event>,
+    module: Option<Module>,
 }
 
 // SAFETY: the counter is a handle to a kernel object; perf serialises the
@@ -38,10 +42,22 @@ impl TracepointCounter {
     /// `handler.on_sample` for each hit. May sleep; takes `event_mutex`
     /// (the caller must not hold it).
     ///
+    /// perf holds a reference on the module of a module's event while a
+    /// counter exists, which would keep the module loaded; the kernel's
+    /// tracefs does not. With `module` given, that reference is given back
+    /// now and taken again just before the counter is released.
+    ///
     /// # Safety
     ///
-    /// `handler` must stay valid until the counter is dropped.
-    pub(crate) unsafe fn new<T: OnSample>(id: u16, cpu: u32, handler: *const T) -> Result<Self> {
+    /// `handler` must stay valid until the counter is dropped. `module`,
+    /// if given, is the live module that defines event `id`, and the
+    /// counter is dropped before its GOING notification ends.
+    pub(crate) unsafe fn new<T: OnSample>(
+        id: u16,
+        cpu: u32,
+        handler: *const T,
+        module: Option<Module>,
+    ) -> Result<Self> {
         let mut attr = bindings::perf_event_attr {
             type_: bindings::RFT_PERF_TYPE_TRACEPOINT,
             size: core::mem::size_of::<bindings::perf_event_attr>() as u32,
@@ -65,16 +81,26 @@ impl TracepointCounter {
                 handler.cast_mut().cast::<c_void>(),
             )
         };
-        let event = kernel::error::from_err_ptr(event)?;
-        // INVARIANT: made just now; released only in `drop`.
-        Ok(TracepointCounter {
-            event: NonNull::new(event).ok_or(ENOMEM)?,
-        })
+        let event = NonNull::new(kernel::error::from_err_ptr(event)?).ok_or(ENOMEM)?;
+        if let Some(module) = module {
+            // SAFETY: perf took a reference on the event's module for this
+            // counter; `drop` takes it back before perf drops it, within
+            // the module's life (the caller's promise).
+            unsafe { module.give_back_reference() };
+        }
+        // INVARIANT: made just now; released only in `drop`; the module's
+        // reference is given back.
+        Ok(TracepointCounter { event, module })
     }
 }
 
 impl Drop for TracepointCounter {
     fn drop(&mut self) {
+        if let Some(module) = self.module {
+            // SAFETY: the module's GOING notification has not ended (type
+            // invariant); perf drops this reference with the counter.
+            unsafe { module.take_back_reference() };
+        }
         // SAFETY: the counter is ours (type invariant) and released once.
         // `perf_event_release_kernel` removes it from the tracepoint and
         // waits for running handlers to finish.

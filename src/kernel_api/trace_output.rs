@@ -35,8 +35,9 @@ const FMT_SIZE: usize = 128;
 ///
 /// # Invariants
 ///
-/// `event` is the `event` member of a registered `trace_event_call` that
-/// stays registered while this value exists.
+/// `event` is the `event` member of a `trace_event_call` that stays
+/// registered while this value is used (a module's event: until the
+/// module's GOING notification).
 #[derive(Clone, Copy)]
 pub(crate) struct EventOutput {
     event: *mut bindings::trace_event,
@@ -53,7 +54,7 @@ impl EventOutput {
     ///
     /// # Safety
     ///
-    /// `call` must stay registered while the returned value exists.
+    /// `call` must stay registered while the returned value is used.
     pub(crate) unsafe fn new(call: *mut bindings::trace_event_call) -> Self {
         // SAFETY: `call` is valid (the caller's promise); this only takes
         // the address of a member.

@@ -20,6 +20,11 @@ pub(crate) struct Dir {
     dentry: *mut bindings::dentry,
 }
 
+// SAFETY: a dentry may be used from any task; the VFS locks it as needed.
+unsafe impl Send for Dir {}
+// SAFETY: as above; `&Dir` only creates entries, under the VFS's locks.
+unsafe impl Sync for Dir {}
+
 impl Dir {
     /// Wraps a directory dentry.
     ///
@@ -116,6 +121,15 @@ impl Dir {
         // SAFETY: the new dentry is a persistent directory of the same super
         // block as `self`, so it lives as long.
         Ok(unsafe { Dir::from_dentry(dentry) })
+    }
+
+    /// Removes the directory and everything in it. Files left open keep
+    /// their nodes until closed.
+    pub(crate) fn remove(self) {
+        // SAFETY: `self.dentry` is a live directory of the super block
+        // (type invariant) that nobody else removes; the removal takes
+        // the VFS locks it needs and drops the persistent references.
+        unsafe { bindings::simple_recursive_removal(self.dentry, None) };
     }
 
     /// Creates entry `name` with a new inode of `mode`, set up by `setup`

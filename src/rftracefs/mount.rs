@@ -362,6 +362,9 @@ unsafe fn try_fill_super(sb: *mut bindings::super_block, fc: *mut bindings::fs_c
 ///
 /// Called by the VFS with a dying rftracefs super block.
 unsafe extern "C" fn kill_sb(sb: *mut bindings::super_block) {
+    // The event tree adds and removes directories as modules come and go:
+    // not any more in this super block.
+    crate::events::tree::detach();
     // SAFETY: `sb` is dying; nobody uses its settings after the VFS tore it
     // down. They may be missing if the super block was never set up.
     unsafe {

@@ -18,7 +18,7 @@ cp "$busybox" "$root/bin/busybox"
 cp "$here/init" "$root/init"
 cp "$top/rftrace.ko" "$root/lib/modules/"
 # The selftests' own test modules, built with rftrace.ko.
-cp "$top"/tools/testing/modules/*.ko "$root/lib/modules/"
+cp "$top"/tools/testing/modules/*.ko "$top"/tools/testing/modules/*/*.ko "$root/lib/modules/"
 # Modules of the test kernel used for side-by-side comparisons.
 find "$kdir" -name '*.ko' \( -name 'ring_buffer_benchmark.ko' -o -name 'ftrace-ops.ko' \) \
 	-exec cp {} "$root/lib/modules/" \;

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The directories of `events/` while rftracefs is mounted: made at mount
+//! for the events of the catalog, and added and removed as modules with
+//! events come and go.
+//!
+//! Lock order: the tree, then the catalog (then the VFS's directory
+//! locks). The super block's `s_umount` comes before the tree (mount and
+//! unmount attach and detach it).
+
+use super::catalog::{self, Catalog, Event, EventKey};
+use super::files::{EVENT_FILES, SYSTEM_FILES};
+use crate::control_files::READ_WRITE;
+use crate::instance::Instance;
+use crate::rftracefs::Dir;
+use kernel::{
+    new_mutex,
+    prelude::*,
+    sync::{Arc, Mutex, SetOnce},
+};
+
+/// The mounted `events/` of the top-level instance.
+///
+/// # Invariants
+///
+/// Its directories belong to a live super block: the tree is detached
+/// (`detach`) before the super block is torn down.
+struct Mounted {
+    instance: Arc<Instance>,
+    events: Dir,
+    /// By system number: the system's directory, if it has one.
+    systems: KVec<Option<Dir>>,
+    /// By event id: the event's directory, if it has one.
+    event_dirs: KVec<Option<Dir>>,
+}
+
+static TREE: SetOnce<Pin<KBox<Mutex<Option<Mounted>>>>> = SetOnce::new();
+
+/// Makes the tree's lock, at load.
+pub(crate) fn init() -> Result {
+    if TREE.as_ref().is_none() {
+        TREE.populate(KBox::pin_init(new_mutex!(None), GFP_KERNEL)?);
+    }
+    Ok(())
+}
+
+/// Fills `events` (the mounted `events/` of `instance`) with a directory
+/// per system and event of the catalog, and follows the catalog's changes
+/// there until [`detach`].
+///
+/// # Safety
+///
+/// `events` belongs to a super block being filled, and [`detach`] is
+/// called before that super block is torn down.
+pub(crate) unsafe fn attach(events: Dir, instance: &Arc<Instance>) -> Result {
+    let tree = TREE.as_ref().ok_or(ENODEV)?;
+    let mut tree = tree.lock();
+    // INVARIANT: the caller detaches before the super block goes.
+    let mounted = tree.insert(Mounted {
+        instance: instance.clone(),
+        events,
+        systems: KVec::new(),
+        event_dirs: KVec::new(),
+    });
+    let Some(catalog) = catalog::lock() else {
+        return Ok(());
+    };
+    let ids: KVec<u16> = collect(catalog.ids())?;
+    mounted.add(&catalog, &ids)
+}
+
+/// Stops following the catalog: the super block is being torn down, and
+/// its directories go with it.
+pub(crate) fn detach() {
+    if let Some(tree) = TREE.as_ref() {
+        *tree.lock() = None;
+    }
+}
+
+/// Adds the directories of events `ids`, which just joined the catalog.
+pub(super) fn add(ids: &[u16]) -> Result {
+    let Some(tree) = TREE.as_ref() else {
+        return Ok(());
+    };
+    let mut tree = tree.lock();
+    let (Some(mounted), Some(catalog)) = (Option::as_mut(&mut tree), catalog::lock()) else {
+        return Ok(());
+    };
+    mounted.add(&catalog, ids)
+}
+
+/// Removes the directories of events `ids`, about to leave the catalog,
+/// and those of systems left without events. Runs before the catalog
+/// forgets them.
+pub(super) fn remove(ids: &[u16]) {
+    let Some(tree) = TREE.as_ref() else {
+        return;
+    };
+    let mut tree = tree.lock();
+    let (Some(mounted), Some(catalog)) = (Option::as_mut(&mut tree), catalog::lock()) else {
+        return;
+    };
+    for &id in ids {
+        if let Some(dir) = mounted
+            .event_dirs
+            .get_mut(usize::from(id))
+            .and_then(Option::take)
+        {
+            dir.remove();
+        }
+    }
+    for (number, system) in catalog.systems.iter().enumerate() {
+        let gone = system.events.iter().all(|id| ids.contains(id));
+        if gone {
+            if let Some(dir) = mounted.systems.get_mut(number).and_then(Option::take) {
+                dir.remove();
+            }
+        }
+    }
+}
+
+impl Mounted {
+    /// Makes the directories of events `ids` (and of their systems) that
+    /// do not exist yet.
+    fn add(&mut self, catalog: &Catalog, ids: &[u16]) -> Result {
+        for &id in ids {
+            let Some(event) = catalog.event_by_id(id) else {
+                continue;
+            };
+            let Some(number) = catalog
+                .systems
+                .iter()
+                .position(|s| s.name() == event.system())
+            else {
+                continue;
+            };
+            if self
+                .event_dirs
+                .get(usize::from(id))
+                .is_some_and(Option::is_some)
+            {
+                continue;
+            }
+            self.system_dir(number, event)?;
+            let Some(Some(system)) = self.systems.get(number) else {
+                continue;
+            };
+            let dir = system.dir(event.name())?;
+            populate_event(&dir, &self.instance, catalog.key(id))?;
+            *slot(&mut self.event_dirs, usize::from(id))? = Some(dir);
+        }
+        Ok(())
+    }
+
+    /// Makes system `number`'s directory (`event`'s system) unless it
+    /// exists.
+    fn system_dir(&mut self, number: usize, event: &Event) -> Result {
+        let system = slot(&mut self.systems, number)?;
+        if system.is_none() {
+            let dir = self.events.dir(event.system())?;
+            for &(name, attr) in SYSTEM_FILES {
+                dir.file(name, READ_WRITE, attr, &self.instance, number)?;
+            }
+            *system = Some(dir);
+        }
+        Ok(())
+    }
+}
+
+/// Creates the files of the event `key` names in its directory `dir`.
+fn populate_event(dir: &Dir, instance: &Arc<Instance>, key: EventKey) -> Result {
+    for &(name, permissions, attr) in EVENT_FILES {
+        dir.file(name, permissions, attr, instance, key.index())?;
+    }
+    Ok(())
+}
+
+/// The slot of `index` in `v`, grown with `None`s if needed.
+fn slot<T>(v: &mut KVec<Option<T>>, index: usize) -> Result<&mut Option<T>> {
+    while v.len() <= index {
+        v.push(None, GFP_KERNEL)?;
+    }
+    Ok(&mut v[index])
+}
+
+/// The ids of `ids`, copied.
+fn collect(ids: impl Iterator<Item = u16>) -> Result<KVec<u16>> {
+    let mut out = KVec::new();
+    for id in ids {
+        out.push(id, GFP_KERNEL)?;
+    }
+    Ok(out)
+}

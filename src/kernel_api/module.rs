@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Kernel modules: following their loads and unloads (module notifiers),
+//! and the references perf takes on them.
+
+use crate::bindings;
+use core::ffi::{c_int, c_void};
+use core::ptr::NonNull;
+use kernel::{prelude::*, types::Opaque};
+
+/// A loaded kernel module, named by address.
+///
+/// # Invariants
+///
+/// `0` is a `struct module` that was live when this value was made; it is
+/// only used while the module is known to be live (between its COMING and
+/// GOING notifications).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Module(NonNull<bindings::module>);
+
+// SAFETY: a module is a kernel object usable from any task.
+unsafe impl Send for Module {}
+// SAFETY: as above; the handle allows nothing without `unsafe`.
+unsafe impl Sync for Module {}
+
+impl Module {
+    /// The module at `ptr`, if not null.
+    pub(crate) fn from_ptr(ptr: *mut c_void) -> Option<Self> {
+        NonNull::new(ptr.cast()).map(Module)
+    }
+
+    /// Gives back one reference taken on the module by someone else (perf,
+    /// for each counter on one of its events), so that it does not keep
+    /// the module loaded.
+    ///
+    /// # Safety
+    ///
+    /// The caller holds a reference it did not take, and calls
+    /// [`Module::take_back_reference`] before whoever took it drops it.
+    pub(crate) unsafe fn give_back_reference(self) {
+        // SAFETY: a reference is held (the caller's promise), so the
+        // module is live and the count does not drop below what others
+        // hold.
+        unsafe { bindings::module_put(self.0.as_ptr()) };
+    }
+
+    /// Takes again a reference given back by
+    /// [`Module::give_back_reference`], even if the module is going.
+    ///
+    /// # Safety
+    ///
+    /// The module is live: its GOING notification has not finished.
+    pub(crate) unsafe fn take_back_reference(self) {
+        // SAFETY: the module is live (the caller's promise);
+        // `__module_get` takes a reference also when it is going.
+        unsafe { bindings::__module_get(self.0.as_ptr()) };
+    }
+}
+
+/// Which module notifications a [`ModuleNotifier`] passes on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ModuleState {
+    /// The module is loaded and about to run its init function.
+    Coming,
+    /// The module is being unloaded (or failed to load).
+    Going,
+}
+
+/// What a [`ModuleNotifier`] calls. May sleep.
+pub(crate) trait OnModule: Sync {
+    /// `module` has reached `state`.
+    fn changed(&self, state: ModuleState, module: Module);
+}
+
+/// A module notifier calling `owner` at each module reaching `state`, in
+/// `priority` order among the kernel's notifiers (higher first).
+///
+/// # Invariants
+///
+/// `block` is registered from `register` until `drop`, and is the first
+/// field, so the callback finds the rest from the block; `owner` outlives
+/// the registration.
+#[repr(C)]
+#[pin_data(PinnedDrop)]
+pub(crate) struct ModuleNotifier<T: OnModule> {
+    #[pin]
+    block: Opaque<bindings::notifier_block>,
+    state: ModuleState,
+    owner: *const T,
+}
+
+// SAFETY: the block is changed only by the kernel, under its notifier
+// lock; `owner` is `Sync`.
+unsafe impl<T: OnModule> Send for ModuleNotifier<T> {}
+// SAFETY: as above.
+unsafe impl<T: OnModule> Sync for ModuleNotifier<T> {}
+
+impl<T: OnModule> ModuleNotifier<T> {
+    /// Registers a notifier at `priority` for `state`. The kernel's trace
+    /// events of a module are added at COMING and removed at GOING by a
+    /// notifier of priority 1.
+    ///
+    /// # Safety
+    ///
+    /// `owner` must outlive the returned value.
+    pub(crate) unsafe fn register(
+        priority: c_int,
+        state: ModuleState,
+        owner: *const T,
+    ) -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            state,
+            owner,
+            block <- Opaque::try_ffi_init(move |slot: *mut bindings::notifier_block| {
+                // SAFETY: `slot` is valid for writes and pinned.
+                unsafe {
+                    slot.write(bindings::notifier_block {
+                        notifier_call: Some(notify::<T>),
+                        next: core::ptr::null_mut(),
+                        priority,
+                    })
+                };
+                // SAFETY: the block is pinned and stays registered until
+                // `drop`; `notify` finds `owner` through it, and the other
+                // fields are set before the block is (field order of the
+                // initialiser).
+                kernel::error::to_result(unsafe { bindings::register_module_notifier(slot) })
+            }),
+        })
+    }
+}
+
+#[pinned_drop]
+impl<T: OnModule> PinnedDrop for ModuleNotifier<T> {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: registered in `register` (type invariant); unregistering
+        // waits for running callbacks.
+        unsafe { bindings::unregister_module_notifier(self.block.get()) };
+    }
+}
+
+/// The callback of a [`ModuleNotifier<T>`].
+///
+/// # Safety
+///
+/// Called by the module loader with the block of a registered
+/// `ModuleNotifier<T>` and a live module.
+unsafe extern "C" fn notify<T: OnModule>(
+    block: *mut bindings::notifier_block,
+    action: usize,
+    data: *mut c_void,
+) -> c_int {
+    // SAFETY: `block` is the first field of a `ModuleNotifier<T>` (type
+    // invariant, `repr(C)`), whose owner outlives the registration.
+    let (notifier, owner) = unsafe {
+        let notifier = &*block.cast::<ModuleNotifier<T>>();
+        (notifier, &*notifier.owner)
+    };
+    let state = match action as u32 {
+        bindings::module_state_MODULE_STATE_COMING => ModuleState::Coming,
+        bindings::module_state_MODULE_STATE_GOING => ModuleState::Going,
+        _ => return bindings::RFT_NOTIFY_DONE,
+    };
+    if let Some(module) = Module::from_ptr(data).filter(|_| state == notifier.state) {
+        owner.changed(state, module);
+    }
+    bindings::RFT_NOTIFY_DONE
+}
