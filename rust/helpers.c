@@ -3,6 +3,7 @@
  * Thin C shims for kernel `static inline` functions and macros that bindgen
  * cannot turn into callable symbols. Each wraps exactly one kernel API.
  */
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
@@ -223,6 +224,27 @@ int rft_task_pid(struct task_struct *task)
 void rft_tracepoint_synchronize_unregister(void)
 {
 	tracepoint_synchronize_unregister();
+}
+
+int rft_cpuhp_setup_online_multi(const char *name,
+				 int (*online)(unsigned int cpu, struct hlist_node *node))
+{
+	return cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, name, online, NULL);
+}
+
+int rft_cpuhp_state_add_instance_nocalls(int state, struct hlist_node *node)
+{
+	return cpuhp_state_add_instance_nocalls(state, node);
+}
+
+int rft_cpuhp_state_remove_instance_nocalls(int state, struct hlist_node *node)
+{
+	return cpuhp_state_remove_instance_nocalls(state, node);
+}
+
+void rft_cpuhp_remove_multi_state(int state)
+{
+	cpuhp_remove_multi_state(state);
 }
 
 bool rft_current_is_idle(void)

@@ -58,6 +58,11 @@ const char *rft_module_name(struct module *mod);
 struct task_struct;
 int rft_task_pid(struct task_struct *task);
 void rft_tracepoint_synchronize_unregister(void);
+int rft_cpuhp_setup_online_multi(const char *name,
+				 int (*online)(unsigned int cpu, struct hlist_node *node));
+int rft_cpuhp_state_add_instance_nocalls(int state, struct hlist_node *node);
+int rft_cpuhp_state_remove_instance_nocalls(int state, struct hlist_node *node);
+void rft_cpuhp_remove_multi_state(int state);
 bool rft_current_is_idle(void);
 void rft_for_each_thread(void (*fn)(struct task_struct *, void *), void *arg);
 struct trace_event_call;

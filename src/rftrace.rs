@@ -59,12 +59,13 @@ module! {
 
 /// The loaded module: the registered file system and the top-level trace
 /// instance it shows, over the patch engine. Fields drop in order: the
-/// module-event notifiers first, then the file system (and every tracer
+/// module and CPU-hotplug followers of events first, then the file system (and every tracer
 /// with it), then the function_graph tracers' shadow stacks, then the
 /// engine.
 #[pin_data]
 struct Rftrace {
     module_events: Option<events::modules::ModuleEvents>,
+    cpu_events: Option<events::hotplug::CpuEvents>,
     #[pin]
     fs: rftracefs::Registration,
     graph: GraphRunning,
@@ -121,6 +122,11 @@ impl kernel::InPlaceModule for Rftrace {
                 .ok(),
             _ => None,
         };
+        let cpu_events = top.as_ref().ok().and_then(|top| {
+            events::hotplug::CpuEvents::follow(top.clone())
+                .inspect_err(|e| pr_warn!("events not renewed on CPUs back online ({e:?})\n"))
+                .ok()
+        });
         if let Ok(top) = &top {
             bench::run(
                 top,
@@ -130,6 +136,7 @@ impl kernel::InPlaceModule for Rftrace {
         }
         try_pin_init!(Self {
             module_events,
+            cpu_events,
             engine: engine?,
             graph: graph?,
             fs <- rftracefs::Registration::new(module, top?),

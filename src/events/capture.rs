@@ -109,8 +109,10 @@ pub(crate) struct Capture {
 /// What calls a capture's sink; held for what dropping it does (the
 /// counters are released, the probe unregistered).
 enum Source {
-    /// A perf counter per online CPU.
-    Counters { _counters: KVec<TracepointCounter> },
+    /// A perf counter per CPU that was online (indexed by CPU).
+    Counters {
+        counters: KVec<Option<TracepointCounter>>,
+    },
     /// A probe on the event's tracepoint, for an event perf will not
     /// sample.
     Probe { _probe: IntProbe<Sink> },
@@ -152,39 +154,70 @@ impl Capture {
                 let probe = unsafe { IntProbe::start(event.name_c(), handler)? };
                 Source::Probe { _probe: probe }
             }
-            result => Source::Counters { _counters: result? },
+            result => Source::Counters { counters: result? },
         };
         Ok(Capture { source, sink })
     }
 }
 
-/// A counter on each online CPU sampling `event` into `handler`.
+/// A counter on each online CPU sampling `event` into `handler`, indexed
+/// by CPU.
 ///
 /// # Safety
 ///
 /// `handler` must outlive the counters; a module's event's counters are
 /// dropped before its module's GOING notification ends.
-unsafe fn counters(event: &Event, handler: *const Sink) -> Result<KVec<TracepointCounter>> {
+unsafe fn counters(event: &Event, handler: *const Sink) -> Result<KVec<Option<TracepointCounter>>> {
     let mut counters = KVec::new();
     let mut first_error = None;
     for cpu in 0..crate::instance::nr_cpu_ids() {
-        // SAFETY: the caller keeps `handler` alive longer and drops the
-        // counters within the module's life.
-        match unsafe { TracepointCounter::new(event.id, cpu as u32, handler, event.module) } {
-            Ok(counter) => counters.push(counter, GFP_KERNEL)?,
+        // SAFETY: the caller's promises.
+        match unsafe { counter(event, cpu, handler) } {
+            Ok(counter) => counters.push(Some(counter), GFP_KERNEL)?,
             // A CPU that is not online has no counter.
             Err(e) => {
                 first_error.get_or_insert(e);
+                counters.push(None, GFP_KERNEL)?;
             }
         }
     }
-    match (counters.is_empty(), first_error) {
+    match (counters.iter().all(Option::is_none), first_error) {
         (true, Some(e)) => Err(e),
         _ => Ok(counters),
     }
 }
 
+/// A counter on `cpu` sampling `event` into `handler`.
+///
+/// # Safety
+///
+/// As for [`counters`].
+unsafe fn counter(event: &Event, cpu: usize, handler: *const Sink) -> Result<TracepointCounter> {
+    // SAFETY: the caller keeps `handler` alive longer and drops the counter
+    // within the module's life.
+    unsafe { TracepointCounter::new(event.id, cpu as u32, handler, event.module) }
+}
+
 impl Capture {
+    /// Makes a new counter on `cpu`, which came online: perf dropped the
+    /// one it had when it went offline. May sleep; not from the hotplug
+    /// callback itself (perf takes the hotplug lock).
+    pub(crate) fn renew_on(&mut self, cpu: usize) -> Result {
+        let Source::Counters { counters } = &mut self.source else {
+            return Ok(());
+        };
+        let Some(slot) = counters.get_mut(cpu) else {
+            return Ok(());
+        };
+        *slot = None;
+        let handler: *const Sink = &*self.sink;
+        // SAFETY: the sink outlives the counters (it is dropped after
+        // them); a module's event's capture is dropped at the module's
+        // GOING.
+        *slot = Some(unsafe { counter(&self.sink.event, cpu, handler)? });
+        Ok(())
+    }
+
     /// Makes `filter` the event's filter; the one it replaces is released
     /// once no handler can be using it. May sleep.
     pub(crate) fn set_filter(&self, filter: Option<Arc<EventFilter>>) {

@@ -6,6 +6,7 @@
 //!
 //! - [`catalog`]: the events, read from the kernel at load;
 //! - [`modules`]: module events, as their modules come and go;
+//! - [`hotplug`]: counters on CPUs that come back online;
 //! - [`capture`]: recording one event into one instance (perf counters);
 //! - [`state`]: which events an instance records;
 //! - [`filter`]: event filters;
@@ -17,6 +18,7 @@ pub(crate) mod capture;
 pub(crate) mod catalog;
 pub(crate) mod files;
 pub(crate) mod filter;
+pub(crate) mod hotplug;
 pub(crate) mod modules;
 pub(crate) mod state;
 pub(crate) mod text;

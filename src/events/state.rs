@@ -143,6 +143,16 @@ impl EventStates {
         capture::stop_all(stopped);
     }
 
+    /// Gives every enabled event a counter on `cpu`, which came online.
+    /// May sleep.
+    pub(crate) fn cpu_online(&mut self, cpu: usize) {
+        for capture in self.captures.iter_mut().flatten() {
+            if let Err(e) = capture.renew_on(cpu) {
+                pr_warn!("an event is not recorded on CPU {cpu}, back online: {e:?}\n");
+            }
+        }
+    }
+
     /// Disables every event.
     pub(crate) fn disable_all(&mut self) {
         let count = self.captures.len();

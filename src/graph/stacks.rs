@@ -59,7 +59,7 @@ use kernel::{
     prelude::*,
     sync::{Arc, SpinLock},
     time::{delay::fsleep, Delta},
-    workqueue::{self, impl_has_work, Work, WorkItem},
+    workqueue::{impl_has_work, Work, WorkItem},
 };
 
 /// Slots in the table (a power of two): room for many more tasks than a
@@ -436,17 +436,13 @@ impl TaskStacks {
 
     /// Waits for the work items; for teardown, after the probes are gone.
     pub(crate) fn quiesce(&self) {
-        // SAFETY: `refill` is initialised and lives as long as `self`.
-        unsafe { bindings::flush_work(Work::raw_get(&self.refill).cast()) };
+        crate::kernel_api::workqueue::flush(&self.refill);
     }
 
     /// Asks for a refill if the pool runs low.
     fn refill_if_low(self: &Arc<Self>, left: usize) {
         if left < POOL_LOW {
-            // SAFETY: `system_dfl_wq` is a kernel global that lives
-            // forever (the unbound queue `system_unbound_wq` is deprecated
-            // in its favour).
-            let queue = unsafe { workqueue::Queue::from_raw(kernel::bindings::system_dfl_wq) };
+            let queue = crate::kernel_api::workqueue::default_queue();
             // Already queued is fine: the queued run refills.
             let _ = queue.enqueue(self.clone());
         }

@@ -7,8 +7,10 @@
 //! New interfaces go here; the older ones (`ksyms`, `symbols`,
 //! `cpu_local`, `task_events`, the rftracefs VFS glue) are still to move.
 
+pub(crate) mod cpuhp;
 pub(crate) mod module;
 pub(crate) mod perf_event;
 pub(crate) mod trace_events;
 pub(crate) mod trace_output;
 pub(crate) mod tracepoint;
+pub(crate) mod workqueue;
