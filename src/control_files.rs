@@ -14,7 +14,7 @@ use crate::portable::{
     cmdlines,
     cpumask::CpuMask,
     input::{self, InputError},
-    pid_words, readme, records,
+    readme, records,
     trace_clock::{self, TraceClock},
     trace_options, tracer_name,
 };
@@ -234,26 +234,23 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
 }
 
 /// The longest write a pid filter accepts.
-const MAX_PIDS_WRITE: usize = 4096;
+pub(crate) const MAX_PIDS_WRITE: usize = 4096;
 
 /// `set_ftrace_pid` (index 0) and `set_ftrace_notrace_pid` (1): pids, one
-/// per line, or `no pid`; a write adds pids, all or none; `>` empties the
-/// list first.
+/// per line, or `no pid` while the list is not in use; a write adds pids,
+/// all or none; `>` empties the list first.
 static PID_FILTER: Attribute = Attribute {
-    show: |inst, index, out| inst.pid_filter(index).write_list(out),
-    store: Some(|inst, index, text| {
-        for pid in pid_words::parse(text) {
-            pid?;
+    show: |inst, index, out| {
+        let set = inst.function_pids().set(index);
+        if set.is_active() {
+            set.write_pids(out)
+        } else {
+            out.write_str("no pid\n")
         }
-        let set = inst.pid_filter(index);
-        for pid in pid_words::parse(text).flatten() {
-            set.insert(pid, GFP_KERNEL)
-                .map_err(|_| InputError::NoMemory)?;
-        }
-        Ok(())
-    }),
+    },
+    store: Some(|inst, index, text| inst.function_pids().write(index, text)),
     max_write: MAX_PIDS_WRITE,
-    truncate: Some(|inst, index| inst.pid_filter(index).clear()),
+    truncate: Some(|inst, index| inst.function_pids().clear(index)),
 };
 
 /// `max_graph_depth`: how deep function_graph follows calls, 0 for no

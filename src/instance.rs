@@ -11,7 +11,7 @@ use crate::events::state::EventStates;
 use crate::fentry::CallContext;
 use crate::function_filter::{FilterKind, FilterSet};
 use crate::function_tracer::{self, FunctionState};
-use crate::pid_filter::{ForkFollower, PidFilters, PidSet};
+use crate::pid_filter::{ForkFollower, PidFilters};
 use crate::portable::records::function as function_record;
 use crate::portable::records::graph::{self as graph_record, GraphExit};
 use crate::portable::records::stack::TYPE_KERNEL_STACK;
@@ -47,7 +47,9 @@ struct Control {
     cpumask: CpuMask,
     errors: KBox<ErrorLog>,
     /// The fork and exit probes of `function-fork`, while it is on.
-    fork_follower: Option<ForkFollower>,
+    function_fork: Option<ForkFollower>,
+    /// The fork and exit probes of `event-fork`, while it is on.
+    event_fork: Option<ForkFollower>,
 }
 
 /// One trace instance.
@@ -102,7 +104,9 @@ pub(crate) struct Instance {
     #[pin]
     functions: Mutex<FunctionState>,
     /// `set_ftrace_pid` and `set_ftrace_notrace_pid`.
-    pids: PidFilters,
+    function_pids: PidFilters,
+    /// `set_event_pid` and `set_event_notrace_pid`.
+    event_pids: PidFilters,
     /// `tracing_cpumask` for the recording path: a copy of the control
     /// state's mask, one bit per CPU.
     traced_cpus: [AtomicU64; cpumask::WORDS],
@@ -133,7 +137,8 @@ impl Instance {
         buffer.set_time_start(local_clock_ns());
         let functions = FunctionState::new()?;
         let events = EventStates::new();
-        let pids = PidFilters::new()?;
+        let function_pids = PidFilters::new()?;
+        let event_pids = PidFilters::new()?;
         let cpus = CpuMask::first(nr_cpu_ids());
         let mut last_saved_pid = KVec::with_capacity(nr_cpu_ids(), GFP_KERNEL)?;
         for _ in 0..nr_cpu_ids() {
@@ -159,9 +164,11 @@ impl Instance {
                     tracer: &tracer::NOP,
                     cpumask: cpus,
                     errors,
-                    fork_follower: None,
+                    function_fork: None,
+                    event_fork: None,
                 }),
-                pids,
+                function_pids,
+                event_pids,
                 functions <- new_mutex!(functions),
                 traced_cpus: core::array::from_fn(|i| AtomicU64::new(cpus.words().get(i).copied().unwrap_or(0))),
                 last_saved_pid,
@@ -194,7 +201,12 @@ impl Instance {
     pub(crate) fn set_option(&self, option: TraceOption, on: bool) -> Result<(), InputError> {
         let mut control = self.control.lock();
         if option == trace_options::FUNCTION_FORK {
-            self.follow_forks(&mut control, on)?;
+            // SAFETY: the follower is dropped with the control state, in
+            // the instance's drop, before the pid filters go.
+            unsafe { follow_forks(&mut control.function_fork, &self.function_pids, on)? };
+        } else if option == trace_options::EVENT_FORK {
+            // SAFETY: as above.
+            unsafe { follow_forks(&mut control.event_fork, &self.event_pids, on)? };
         }
         self.options
             .store(self.options().with(option, on).0, Relaxed);
@@ -549,23 +561,15 @@ impl Instance {
         }
     }
 
-    /// Starts or stops adding forked children to the pid filters.
-    fn follow_forks(&self, control: &mut Control, on: bool) -> Result<(), InputError> {
-        if !on {
-            control.fork_follower = None;
-        } else if control.fork_follower.is_none() {
-            // SAFETY: the follower is dropped with the control state, in
-            // the instance's drop, before the pid filters go.
-            let follower = unsafe { ForkFollower::start(&self.pids) };
-            control.fork_follower = Some(follower.map_err(|_| InputError::NoDevice)?);
-        }
-        Ok(())
+    /// The function tracer's pid filters (`set_ftrace_pid`,
+    /// `set_ftrace_notrace_pid`).
+    pub(crate) fn function_pids(&self) -> &PidFilters {
+        &self.function_pids
     }
 
-    /// The pid filter `index` names (0: `set_ftrace_pid`, 1:
-    /// `set_ftrace_notrace_pid`).
-    pub(crate) fn pid_filter(&self, index: usize) -> &PidSet {
-        self.pids.set(index)
+    /// The event pid filters (`set_event_pid`, `set_event_notrace_pid`).
+    pub(crate) fn event_pids(&self) -> &PidFilters {
+        &self.event_pids
     }
 
     /// The function filter of `kind`, as it is now.
@@ -617,10 +621,11 @@ impl Instance {
         self.max_graph_depth.store(depth, Relaxed);
     }
 
-    /// Whether the pid filters let task `pid` be traced. Any context.
+    /// Whether the function tracer's pid filters let task `pid` be
+    /// traced. Any context.
     #[inline]
     pub(crate) fn traces_pid(&self, pid: i32) -> bool {
-        self.pids.allows(pid as u32)
+        self.function_pids.allows(pid as u32)
     }
 
     /// Whether events are recorded now on `cpu`: `tracing_on` and
@@ -873,11 +878,35 @@ impl PinnedDrop for Instance {
         // into the instance any more.
         self.events.lock().disable_all();
         function_tracer::stop(&mut self.functions.lock());
-        self.control.lock().fork_follower = None;
+        let mut control = self.control.lock();
+        control.function_fork = None;
+        control.event_fork = None;
+        drop(control);
         // SAFETY: `live` holds a reference made by `Arc::into_raw`; no
         // writer runs any more when the instance itself goes away.
         drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });
     }
+}
+
+/// Starts or stops adding forked children to `pids` (and removing freed
+/// tasks), with `follower` holding the probes.
+///
+/// # Safety
+///
+/// `pids` must outlive what `follower` holds.
+unsafe fn follow_forks(
+    follower: &mut Option<ForkFollower>,
+    pids: &PidFilters,
+    on: bool,
+) -> Result<(), InputError> {
+    if !on {
+        *follower = None;
+    } else if follower.is_none() {
+        // SAFETY: the caller keeps `pids` alive longer.
+        let started = unsafe { ForkFollower::start(pids) };
+        *follower = Some(started.map_err(|_| InputError::NoDevice)?);
+    }
+    Ok(())
 }
 
 /// Records up to this size are built on the stack.

@@ -64,10 +64,19 @@ impl OnSample for Sink {
         fix_preempt_count(&mut head);
         let pid = i32::from_le_bytes([head[4], head[5], head[6], head[7]]);
         let len = self.event.record_len(sample);
+        let record = sample.get(..len).unwrap_or(sample);
+        // The pid filters first, as the kernel's
+        // `trace_event_buffer_reserve`.
+        if instance
+            .event_pids()
+            .ignores_record(self.event.task_role, record, pid as u32)
+        {
+            return;
+        }
         let filter = self.filter.load(Acquire);
         // SAFETY: a filter stays alive for a grace period after it is
         // replaced, and handlers run within one.
-        if !filter.is_null() && !unsafe { &*filter }.matches(&sample[..len], cpu as u32) {
+        if !filter.is_null() && !unsafe { &*filter }.matches(record, cpu as u32) {
             return;
         }
         let tail = sample.get(ENTRY_HEADER_SIZE..len).unwrap_or(&[]);

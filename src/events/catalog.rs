@@ -18,6 +18,7 @@ use crate::kernel_api::trace_events::{EventCall, EventsLocked};
 use crate::kernel_api::trace_output::EventOutput;
 use crate::portable::events::field::{Field, FilterType};
 use crate::portable::events::layout;
+use crate::portable::events::pid_filter::TaskRole;
 use crate::portable::events::set_event::EventName;
 use core::fmt::Write;
 use kernel::{
@@ -81,6 +82,8 @@ pub(crate) struct Event {
     /// `sizeof` the record's fixed part, as the kernel's compiler lays it
     /// out: where dynamic data starts counting from.
     fixed_size: u32,
+    /// Which tasks decide whether the event pid filters keep a record.
+    pub(crate) task_role: TaskRole,
 }
 
 impl Event {
@@ -99,10 +102,17 @@ impl Event {
             return Err(e);
         }
         let fixed_size = layout::fixed_size(fields.iter().map(|f| f.field()));
+        let system = CString::try_from(call.system())?;
+        let name = CString::try_from(call.name())?;
+        let task_role = TaskRole::of(
+            system.to_str().unwrap_or(""),
+            name.to_str().unwrap_or(""),
+            fields.iter().map(|f| f.field()),
+        );
         Ok(Event {
             id: call.id(),
-            system: CString::try_from(call.system())?,
-            name: CString::try_from(call.name())?,
+            system,
+            name,
             print_fmt: CString::try_from(call.print_fmt())?,
             fields,
             // SAFETY: built-in events stay registered as long as the
@@ -111,6 +121,7 @@ impl Event {
             output: unsafe { EventOutput::new(call.as_ptr()) },
             module: Module::from_ptr(call.module()),
             fixed_size,
+            task_role,
         })
     }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The event files of an instance: `events/enable`, each system's
-//! `enable`, each event's `enable`, `format` and `id`, and `set_event`
-//! and `available_events`.
+//! `enable`, each event's `enable`, `format` and `id`, `set_event`,
+//! `available_events`, and the event pid filters `set_event_pid` and
+//! `set_event_notrace_pid`.
 
 use super::catalog::{self, Event, EventKey};
 use super::state;
-use crate::control_files::{READ_ONLY, READ_WRITE};
+use crate::control_files::{MAX_PIDS_WRITE, READ_ONLY, READ_WRITE};
 use crate::instance::Instance;
 use crate::portable::events::format::{write_format, EventFormat};
 use crate::portable::events::set_event::EventSelector;
@@ -51,6 +52,14 @@ pub(crate) unsafe fn populate(dir: &Dir, events: Dir, instance: &Arc<Instance>) 
         &AVAILABLE_EVENTS,
         instance,
         0,
+    )?;
+    dir.file("set_event_pid", READ_WRITE, &EVENT_PIDS, instance, 0)?;
+    dir.file(
+        "set_event_notrace_pid",
+        READ_WRITE,
+        &EVENT_PIDS,
+        instance,
+        1,
     )?;
     events.file("enable", READ_WRITE, &ALL_ENABLE, instance, 0)?;
     // SAFETY: the caller's promise.
@@ -217,3 +226,13 @@ static AVAILABLE_EVENTS: Attribute = Attribute::read_only(|_, _, out| match cata
     Some(catalog) => catalog.write_names(out, |_| true),
     None => Ok(()),
 });
+
+/// `set_event_pid` (index 0) and `set_event_notrace_pid` (1): pids, one
+/// per line (nothing when none); a write adds pids, all or none; `>`
+/// empties the list first and takes it out of use.
+static EVENT_PIDS: Attribute = Attribute {
+    show: |inst, index, out| inst.event_pids().set(index).write_pids(out),
+    store: Some(|inst, index, text| inst.event_pids().write(index, text)),
+    max_write: MAX_PIDS_WRITE,
+    truncate: Some(|inst, index| inst.event_pids().clear(index)),
+};

@@ -51,6 +51,12 @@ pub(crate) enum InputError {
     TooManyGraphTracers,
     /// A `set_event` word that selects no event (not logged, as in ftrace).
     NoMatchingEvent,
+    /// A word of a pid file that is not a number (not logged, as in
+    /// ftrace).
+    BadPid,
+    /// A pid at or above the kernel's pid list limit (`EPERM`, not logged,
+    /// as in ftrace).
+    PidOutOfRange,
     /// The kernel refused what the write asked (not logged, as in ftrace):
     /// its errno, positive.
     Kernel(i32),
@@ -81,6 +87,8 @@ impl InputError {
             }
             InputError::TooManyGraphTracers => "Too many function_graph tracers running",
             InputError::NoMatchingEvent => "No event matches",
+            InputError::BadPid => "Invalid pid",
+            InputError::PidOutOfRange => "Pid out of range",
             InputError::Kernel(_) => "The kernel refused the request",
         }
     }
@@ -88,11 +96,18 @@ impl InputError {
     /// Whether `error_log` gets an entry for it (ftrace logs some refusals
     /// only).
     pub(crate) fn is_logged(self) -> bool {
-        !matches!(self, InputError::NoMatchingEvent | InputError::Kernel(_))
+        !matches!(
+            self,
+            InputError::NoMatchingEvent
+                | InputError::BadPid
+                | InputError::PidOutOfRange
+                | InputError::Kernel(_)
+        )
     }
 
     /// The errno (positive) a write fails with.
     pub(crate) fn errno(self) -> i32 {
+        const EPERM: i32 = 1;
         const ENOMEM: i32 = 12;
         const EBUSY: i32 = 16;
         const ENODEV: i32 = 19;
@@ -105,6 +120,7 @@ impl InputError {
             InputError::FunctionBusy
             | InputError::SomeFunctionsBusy
             | InputError::TooManyGraphTracers => EBUSY,
+            InputError::PidOutOfRange => EPERM,
             InputError::Kernel(errno) => errno,
             _ => EINVAL,
         }

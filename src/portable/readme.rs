@@ -67,6 +67,9 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   available_events\t- every kernel trace event, system:event
   set_event\t\t- the enabled events; write system:event (or system:*,
 \t\t\t  :event, system) to enable, !system:event to disable
+  set_event_pid\t\t- only events of these pids are recorded (all if empty)
+  set_event_notrace_pid\t- events of these pids are never recorded
+\t\t\t  (options/event-fork: children of listed tasks join them)
   events/\t\t- Directory containing all trace event subsystems:
       enable\t\t- Write 0/1 to enable/disable tracing of all events
       header_page, header_event: the binary page and event format;

@@ -54,6 +54,10 @@ trace_options! {
         OVERWRITE = 9, "overwrite", true;
         IRQ_INFO = 10, "irq-info", true;
         MARKERS = 11, "markers", true;
+        /// Children of the tasks in `set_event_pid` and
+        /// `set_event_notrace_pid` join them as they fork; tasks leave
+        /// them as they are freed.
+        EVENT_FORK = 15, "event-fork", false;
         /// Reading `trace` (not `snapshot`) stops recording until the
         /// file is closed, so that the walk has an end.
         PAUSE_ON_TRACE = 14, "pause-on-trace", true;
@@ -224,6 +228,7 @@ mod tests {
             Ok((FUNC_STACK_TRACE, false))
         );
         assert!(!OptionSet::defaults().has(FUNCTION_FORK));
+        assert!(!OptionSet::defaults().has(EVENT_FORK));
         assert!(OptionSet::defaults().has(FUNCTION_TRACE));
     }
 
@@ -275,6 +280,34 @@ mod tests {
         // General options in the low word, tracers' in the high one.
         assert!(ALL.iter().all(|o| o.bit < 1 << 32));
         assert!(TRACER_OPTIONS.iter().all(|o| o.bit >= 1 << 32));
+    }
+
+    #[test]
+    fn general_options_are_in_the_kernels_order() {
+        // `TRACE_FLAGS` of kernel/trace/trace.h, less the options rftrace
+        // does not have.
+        let names: Vec<&str> = ALL.iter().map(|o| o.name).collect();
+        assert_eq!(
+            names,
+            [
+                "print-parent",
+                "sym-offset",
+                "sym-addr",
+                "raw",
+                "hex",
+                "bin",
+                "context-info",
+                "latency-format",
+                "record-cmd",
+                "overwrite",
+                "irq-info",
+                "markers",
+                "event-fork",
+                "pause-on-trace",
+                "function-trace",
+                "function-fork",
+            ]
+        );
     }
 
     #[test]
