@@ -43,6 +43,7 @@ test-tools:
 		cargo build -q --release --target x86_64-unknown-linux-gnu
 	@mkdir -p $(SELFTEST_BIN) && cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/rftrace-rawdecode $(SELFTEST_BIN)/rawdecode
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/getpid-loop $(SELFTEST_BIN)/getpid-loop
+	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/pipe-pingpong $(SELFTEST_BIN)/pipe-pingpong
 
 run: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode demo
@@ -64,8 +65,10 @@ bench: module
 
 # The kernel's own ftrace selftests (its test.d, unchanged) run against
 # rftracefs by rftracetest: a compatibility report, not a pass/fail gate.
+# RFTRACE_TESTS=00basic,event picks directories or cases of that test.d;
+# RFTRACE_TRACING_DIR=both runs them against the kernel's tracefs first.
 ftrace-selftests: module
-	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode ftrace-selftests | grep -E '^(ok|not ok|# Totals)'
+	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode ftrace-selftests | grep -E '^(ok|not ok|# Totals|# ftrace-selftests)'
 
 vng-test: module
 	@k=$(kdir) && $(VM)/run-vng.sh --kdir "$$k"

@@ -30,7 +30,10 @@ cp -r "$top/tools/testing/bench" "$root/bench"
 if [ -d "$kdir/source/tools/testing/selftests/ftrace" ]; then
 	cp -r "$kdir/source/tools/testing/selftests/ftrace" "$root/selftests/"
 fi
-echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
-echo 'root:x:0:' > "$root/etc/group"
+# A user and a group besides root, as any system has: the kernel's
+# ownership cases (00basic/test_ownership.tc, mount_options.tc) take the
+# last entry that is not root's as the other owner and group.
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$output"
 echo "$output"

@@ -71,10 +71,12 @@ qemu=(qemu-system-x86_64 -accel "$accel_opts" -cpu "$cpu" -smp 2 -m 2G
 	-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host"
 	-no-reboot)
 append="console=ttyS0 rdinit=/init rftrace.mode=$mode panic=-1 reboot=t"
-# RFTRACE_TESTS=buffer/snapshot.tc,control runs only those cases (test mode).
+# RFTRACE_TESTS=buffer/snapshot.tc,control runs only those cases (test mode;
+# in ftrace-selftests mode, cases or directories of the kernel's test.d).
 [ -z "${RFTRACE_TESTS:-}" ] || append="$append rftrace.tests=$RFTRACE_TESTS"
 # RFTRACE_TRACING_DIR=/sys/kernel/tracing runs the cases against the kernel's
-# own tracefs instead of rftracefs, to check the cases against the reference.
+# own tracefs instead of rftracefs, to check the cases against the reference
+# (ftrace-selftests mode: =both runs them against tracefs, then rftracefs).
 [ -z "${RFTRACE_TRACING_DIR:-}" ] || append="$append rftrace.dir=$RFTRACE_TRACING_DIR"
 # The selftests load rftrace with its patching checks on (debug_patching=1:
 # every batch read back, stray int3 traps described before the oops), so
