@@ -218,7 +218,7 @@ impl Stream for FilterFile {
         Ok(())
     }
 
-    fn write(&mut self, data: &[u8], len: usize) -> Result {
+    fn write(&mut self, data: &[u8], len: usize) -> Result<usize> {
         if len > data.len() {
             self.instance
                 .log_error(self.kind.file_name(), InputError::TooLong, data);
@@ -228,7 +228,8 @@ impl Stream for FilterFile {
             self.instance
                 .log_error_at(self.kind.file_name(), e, data, at);
             Error::from_errno(-e.errno())
-        })
+        })?;
+        Ok(data.len())
     }
 }
 

@@ -422,8 +422,10 @@ impl Instance {
     }
 
     /// Records a `print` event with `text`, as a write to `trace_marker`
-    /// does. Process context only (it allocates).
-    pub(crate) fn record_print(&self, text: &[u8]) -> Result {
+    /// does: at most [`records::max_print_text`] bytes of it; returns how
+    /// many. Process context only (it allocates).
+    pub(crate) fn record_print(&self, text: &[u8]) -> Result<usize> {
+        let text = text.get(..records::max_print_text()).unwrap_or(text);
         self.record_user_event(records::print_record_size(text), |record, header| {
             records::encode_print(
                 record,
@@ -434,7 +436,8 @@ impl Instance {
                 self.marker_ip,
                 text,
             )
-        })
+        })?;
+        Ok(text.len())
     }
 
     /// Records a `raw_data` event, as a write to `trace_marker_raw` does:

@@ -536,26 +536,21 @@ impl Stream for TraceFile {
     /// command: 0 frees the snapshot, 1 takes one, any other number clears
     /// it; per CPU, 1 swaps only that CPU's ring and 0 is refused (the
     /// snapshot buffer is freed as a whole).
-    fn write(&mut self, data: &[u8], len: usize) -> Result {
+    fn write(&mut self, data: &[u8], len: usize) -> Result<usize> {
         if self.index & SNAPSHOT == 0 {
-            return Ok(());
+            return Ok(data.len());
         }
         if len > MAX_COMMAND {
             return Err(EINVAL);
         }
         let cpu = cpu_of(self.index);
         match (input::parse_u64(data).map_err(|_| EINVAL)?, cpu) {
-            (0, Some(_)) => Err(EINVAL),
-            (0, None) => {
-                self.instance.free_snapshot();
-                Ok(())
-            }
-            (1, cpu) => self.instance.take_snapshot(cpu),
-            (_, cpu) => {
-                self.instance.clear_snapshot(cpu);
-                Ok(())
-            }
+            (0, Some(_)) => return Err(EINVAL),
+            (0, None) => self.instance.free_snapshot(),
+            (1, cpu) => self.instance.take_snapshot(cpu)?,
+            (_, cpu) => self.instance.clear_snapshot(cpu),
         }
+        Ok(data.len())
     }
 }
 
@@ -758,14 +753,17 @@ impl Stream for TraceMarker {
         })
     }
 
-    fn write(&mut self, data: &[u8], len: usize) -> Result {
+    fn write(&mut self, data: &[u8], len: usize) -> Result<usize> {
         if self.raw {
             // A raw write is one binary record: never cut it.
             if len > data.len() {
                 return Err(EINVAL);
             }
-            self.instance.record_raw_data(data)
+            self.instance.record_raw_data(data)?;
+            Ok(data.len())
         } else {
+            // A text longer than a record holds is cut; the writer is told
+            // how much was taken, and writes the rest again.
             self.instance.record_print(data)
         }
     }
@@ -789,8 +787,8 @@ impl Stream for FreeBuffer {
         })
     }
 
-    fn write(&mut self, _data: &[u8], _len: usize) -> Result {
-        Ok(())
+    fn write(&mut self, data: &[u8], _len: usize) -> Result<usize> {
+        Ok(data.len())
     }
 }
 

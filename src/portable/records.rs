@@ -140,6 +140,13 @@ pub(crate) fn write_format(out: &mut dyn fmt::Write, kind: u16) -> Option<fmt::R
     })())
 }
 
+/// The longest text one print record holds, as the kernel's
+/// `write_marker_to_buffer` cuts it: the largest record less the print
+/// entry and room for a newline and a NUL.
+pub(crate) const fn max_print_text() -> usize {
+    super::ring_buffer::format::MAX_PAYLOAD - (ENTRY_HEADER_SIZE + 8 + 2)
+}
+
 /// Size of a print record for `text` (a newline is added when missing, and
 /// a NUL ends the string).
 pub(crate) fn print_record_size(text: &[u8]) -> usize {

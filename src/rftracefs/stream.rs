@@ -48,8 +48,9 @@ pub(crate) trait Stream: Sized + Send + Unpin {
     }
 
     /// Handles a write of `data`: the first bytes (at most 4096) of a write
-    /// of `len` bytes.
-    fn write(&mut self, _data: &[u8], _len: usize) -> Result {
+    /// of `len` bytes. Returns how many of them it took (the count the
+    /// `write` returns).
+    fn write(&mut self, _data: &[u8], _len: usize) -> Result<usize> {
         Err(EINVAL)
     }
 
@@ -238,7 +239,7 @@ unsafe extern "C" fn stream_write<T: Stream>(
             .and_then(|()| state.inner.lock().stream.write(&data, count))
     };
     match written {
-        Ok(()) => n as isize,
+        Ok(taken) => taken.min(n) as isize,
         Err(e) => e.to_errno() as isize,
     }
 }
