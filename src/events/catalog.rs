@@ -79,6 +79,8 @@ pub(crate) struct Event {
     pub(crate) output: EventOutput,
     /// The module that defines it, for a module's event.
     pub(crate) module: Option<Module>,
+    /// That module's name.
+    module_name: Option<CString>,
     /// `sizeof` the record's fixed part, as the kernel's compiler lays it
     /// out: where dynamic data starts counting from.
     fixed_size: u32,
@@ -120,6 +122,12 @@ impl Event {
             // catalog, which it leaves before the kernel removes it.
             output: unsafe { EventOutput::new(call.as_ptr()) },
             module: Module::from_ptr(call.module()),
+            module_name: match Module::from_ptr(call.module()) {
+                // SAFETY: the event's module is live while its event is
+                // registered (`event_mutex` is held).
+                Some(module) => Some(CString::try_from(unsafe { module.name() })?),
+                None => None,
+            },
             fixed_size,
             task_role,
         })
@@ -165,7 +173,7 @@ impl Event {
         EventName {
             system: self.system(),
             name: self.name(),
-            module: None,
+            module: self.module_name.as_ref().and_then(|m| m.to_str().ok()),
         }
     }
 

@@ -198,7 +198,8 @@ static SET_EVENT: Attribute = Attribute {
         let Some(catalog) = catalog::lock() else {
             return Ok(());
         };
-        catalog.write_names(out, |id| states.is_enabled(id))
+        catalog.write_names(out, |id| states.is_enabled(id))?;
+        states.write_pending(out)
     },
     store: Some(|inst, _, text| {
         let text = core::str::from_utf8(text).map_err(|_| InputError::NotText)?;
@@ -218,7 +219,11 @@ static SET_EVENT: Attribute = Attribute {
         Ok(())
     }),
     max_write: MAX_SET_EVENT_WRITE,
-    truncate: Some(|inst, _| inst.events().disable_all()),
+    truncate: Some(|inst, _| {
+        let mut states = inst.events();
+        states.disable_all();
+        states.clear_pending();
+    }),
 };
 
 /// `available_events`: every event, `system:event`.

@@ -66,24 +66,30 @@ impl ModuleEvents {
 impl OnModule for Follower {
     fn changed(&self, state: ModuleState, module: Module) {
         match state {
-            ModuleState::Coming => coming(module),
+            ModuleState::Coming => self.coming(module),
             ModuleState::Going => self.going(module),
         }
     }
 }
 
-/// Adds the events of `module`.
-fn coming(module: Module) {
-    let added = match catalog::add_module(module) {
-        Ok(added) => added,
-        Err(e) => return pr_warn!("cannot list a new module's events: {e:?}\n"),
-    };
-    if let Err(e) = tree::add(&added) {
-        pr_warn!("cannot show a new module's events: {e:?}\n");
-    }
-}
-
 impl Follower {
+    /// Adds the events of `module`, and enables those `:mod:` words
+    /// written before it came select.
+    fn coming(&self, module: Module) {
+        let added = match catalog::add_module(module) {
+            Ok(added) => added,
+            Err(e) => return pr_warn!("cannot list a new module's events: {e:?}\n"),
+        };
+        if let Err(e) = tree::add(&added) {
+            pr_warn!("cannot show a new module's events: {e:?}\n");
+        }
+        // SAFETY: the module is coming, so live during its notification.
+        if let Ok(name) = unsafe { module.name() }.to_str() {
+            let instance = &self.instance;
+            instance.events().apply_pending(instance, name);
+        }
+    }
+
     /// Disables and removes the events of `module`.
     fn going(&self, module: Module) {
         let ids = match catalog::module_ids(module) {

@@ -29,7 +29,13 @@ pub(crate) struct EventStates {
     was_enabled: KVec<bool>,
     /// Per system: the text and error of a filter write no event took.
     system_refusals: KVec<Option<(KVec<u8>, FilterError)>>,
+    /// `:mod:` words whose module was not loaded, oldest first (`set_event`
+    /// lists them newest first); applied when the module comes.
+    pending: KVec<KVec<u8>>,
 }
+
+/// How many `:mod:` words an instance keeps for modules not loaded.
+const MAX_PENDING: usize = 64;
 
 /// An event's filter in one instance, and what its `filter` file shows.
 #[derive(Default)]
@@ -56,6 +62,7 @@ impl EventStates {
             filters: KVec::new(),
             was_enabled: KVec::new(),
             system_refusals: KVec::new(),
+            pending: KVec::new(),
         }
     }
 
@@ -90,13 +97,87 @@ impl EventStates {
 
     /// Applies one `set_event` word: enables or disables each event it
     /// selects. As the kernel: `EINVAL` when it selects none, else the
-    /// first error met (the other events are still changed).
+    /// first error met (the other events are still changed). A `:mod:`
+    /// word for a module not loaded is kept until the module comes (or,
+    /// with `!`, takes such kept words back).
     pub(crate) fn apply(&mut self, instance: &Instance, selector: &EventSelector<'_>) -> Result {
         let events = selected(|event| selector.selects(&event.event_name()))?;
-        if events.is_empty() {
+        if !events.is_empty() {
+            return self.set_all(instance, &events, selector.enable);
+        }
+        match selector.module() {
+            Some(module) if !is_loaded(module)? => {
+                if selector.enable {
+                    self.keep_pending(selector)
+                } else {
+                    self.take_back_pending(selector)
+                }
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// Keeps `:mod:` word `selector`.
+    fn keep_pending(&mut self, selector: &EventSelector<'_>) -> Result {
+        let mut text = KVec::new();
+        selector
+            .write_pending(&mut Bytes(&mut text))
+            .map_err(|_| ENOMEM)?;
+        if self.pending.iter().any(|kept| kept[..] == text[..]) {
+            return Ok(());
+        }
+        if self.pending.len() >= MAX_PENDING {
+            return Err(ENOSPC);
+        }
+        Ok(self.pending.push(text, GFP_KERNEL)?)
+    }
+
+    /// Drops the kept words `!` word `selector` names; `EINVAL` if none.
+    fn take_back_pending(&mut self, selector: &EventSelector<'_>) -> Result {
+        let before = self.pending.len();
+        self.pending.retain(|kept| {
+            !core::str::from_utf8(kept)
+                .is_ok_and(|kept| selector.takes_back(&EventSelector::parse(kept)))
+        });
+        if self.pending.len() == before {
             return Err(EINVAL);
         }
-        self.set_all(instance, &events, selector.enable)
+        Ok(())
+    }
+
+    /// Applies the kept words of module `name`, which came, and drops them.
+    pub(crate) fn apply_pending(&mut self, instance: &Instance, name: &str) {
+        let mut words = KVec::new();
+        self.pending.retain(|kept| {
+            let mine = core::str::from_utf8(kept)
+                .is_ok_and(|kept| EventSelector::parse(kept).is_for_module(name));
+            if mine {
+                let _ = words.push(core::mem::take(kept), GFP_KERNEL);
+            }
+            !mine
+        });
+        for word in words.iter() {
+            let Ok(word) = core::str::from_utf8(word) else {
+                continue;
+            };
+            let selector = EventSelector::parse(word);
+            if let Ok(events) = selected(|event| selector.selects(&event.event_name())) {
+                let _ = self.set_all(instance, &events, true);
+            }
+        }
+    }
+
+    /// Drops every kept word (`set_event` opened with `O_TRUNC`).
+    pub(crate) fn clear_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    /// Writes the kept words, one per line, the newest first.
+    pub(crate) fn write_pending(&self, out: &mut dyn Write) -> fmt::Result {
+        for kept in self.pending.iter().rev() {
+            writeln!(out, "{}", core::str::from_utf8(kept).unwrap_or(""))?;
+        }
+        Ok(())
     }
 
     /// Enables or disables every event of `events`; the first error, after
@@ -360,6 +441,28 @@ pub(crate) fn of_system(system: usize) -> Result<KVec<Arc<Event>>> {
         }
     }
     Ok(events)
+}
+
+/// Whether module `module` (as written: a `-` stands for `_`) is loaded.
+fn is_loaded(module: &str) -> Result<bool> {
+    let mut name = KVec::with_capacity(module.len() + 1, GFP_KERNEL)?;
+    for b in module.bytes() {
+        name.push(if b == b'-' { b'_' } else { b }, GFP_KERNEL)?;
+    }
+    name.push(0, GFP_KERNEL)?;
+    let name = kernel::str::CStr::from_bytes_with_nul(&name).map_err(|_| EINVAL)?;
+    Ok(crate::kernel_api::module::is_loaded(name))
+}
+
+/// A `fmt::Write` into bytes.
+struct Bytes<'a>(&'a mut KVec<u8>);
+
+impl Write for Bytes<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0
+            .extend_from_slice(s.as_bytes(), GFP_KERNEL)
+            .map_err(|_| fmt::Error)
+    }
 }
 
 /// Logs an event that cannot be recorded, when many were enabled.

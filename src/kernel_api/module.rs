@@ -4,9 +4,26 @@
 //! and the references perf takes on them.
 
 use crate::bindings;
+use crate::ksyms;
 use core::ffi::{c_int, c_void};
 use core::ptr::NonNull;
-use kernel::{prelude::*, types::Opaque};
+use kernel::{c_str, ffi::c_char, prelude::*, str::CStr, types::Opaque};
+
+/// Whether a module called `name` (with `_`, as loaded modules are
+/// named) is loaded: the kernel's own `module_exists`, which its tracefs
+/// asks before keeping a `:mod:` word. May sleep.
+pub(crate) fn is_loaded(name: &CStr) -> bool {
+    let Some(address) = ksyms::address_of(c_str!("module_exists")) else {
+        return false;
+    };
+    // SAFETY: `module_exists` is `bool module_exists(const char *)` in
+    // kernel/trace/trace.c; `name` is NUL-terminated.
+    unsafe {
+        let module_exists: unsafe extern "C" fn(*const c_char) -> bool =
+            core::mem::transmute(address);
+        module_exists(name.as_char_ptr())
+    }
+}
 
 /// A loaded kernel module, named by address.
 ///
@@ -27,6 +44,16 @@ impl Module {
     /// The module at `ptr`, if not null.
     pub(crate) fn from_ptr(ptr: *mut c_void) -> Option<Self> {
         NonNull::new(ptr.cast()).map(Module)
+    }
+
+    /// Its name.
+    ///
+    /// # Safety
+    ///
+    /// The module is live for `'a`.
+    pub(crate) unsafe fn name<'a>(self) -> &'a CStr {
+        // SAFETY: a live module's name is a NUL-terminated array in it.
+        unsafe { CStr::from_char_ptr(bindings::rft_module_name(self.0.as_ptr())) }
     }
 
     /// Gives back one reference taken on the module by someone else (perf,

@@ -67,6 +67,8 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   available_events\t- every kernel trace event, system:event
   set_event\t\t- the enabled events; write system:event (or system:*,
 \t\t\t  :event, system) to enable, !system:event to disable
+\t\t\t  Can enable module events via: :mod:<module>
+\t\t\t  (kept until the module loads if it is not loaded)
   set_event_pid\t\t- only events of these pids are recorded (all if empty)
   set_event_notrace_pid\t- events of these pids are never recorded
 \t\t\t  (options/event-fork: children of listed tasks join them)

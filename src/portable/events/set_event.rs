@@ -8,6 +8,8 @@
 //! stands for any. `NAME` alone selects the events of system `NAME` and
 //! the events called `NAME`.
 
+use core::fmt::{self, Write};
+
 /// The events one word of `set_event` selects, and whether it enables them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct EventSelector<'a> {
@@ -85,13 +87,64 @@ impl<'a> EventSelector<'a> {
     }
 }
 
+impl EventSelector<'_> {
+    /// The module of a `:mod:` word.
+    pub(crate) fn module(&self) -> Option<&str> {
+        self.module
+    }
+
+    /// Writes the word as the kernel keeps a `:mod:` word whose module is
+    /// not loaded, and lists it in `set_event`: `NAME:mod:MODULE`, or
+    /// `SYSTEM:EVENT:mod:MODULE` with `*` for any, the module's `-`
+    /// written as `_`. Nothing for a word without a module.
+    pub(crate) fn write_pending(&self, out: &mut dyn Write) -> fmt::Result {
+        let Some(module) = self.module else {
+            return Ok(());
+        };
+        match self.either {
+            Some(either) => write!(out, "{either}")?,
+            None => write!(
+                out,
+                "{}:{}",
+                self.system.unwrap_or("*"),
+                self.event.unwrap_or("*")
+            )?,
+        }
+        out.write_str(":mod:")?;
+        for c in module.chars() {
+            out.write_char(if c == '-' { '_' } else { c })?;
+        }
+        Ok(())
+    }
+
+    /// Whether this `!` word takes back kept word `kept`: the same module,
+    /// and each part this word names equal to the kept word's (the
+    /// kernel's `remove_cache_mod`).
+    pub(crate) fn takes_back(&self, kept: &EventSelector<'_>) -> bool {
+        let same = |a: Option<&str>, b: Option<&str>| a.is_none() || a == b;
+        match (self.module, kept.module) {
+            (Some(a), Some(b)) if same_module(a, b) => {}
+            _ => return false,
+        }
+        same(self.either, kept.either)
+            && same(self.system, kept.system)
+            && same(self.event, kept.event)
+    }
+
+    /// Whether this kept word is for module `name` (as loaded).
+    pub(crate) fn is_for_module(&self, name: &str) -> bool {
+        self.module.is_some_and(|m| same_module(m, name))
+    }
+}
+
 /// Whether module names `a` (as written) and `b` (as loaded) are the same,
 /// a `-` written standing for the `_` that module names have.
 fn same_module(a: &str, b: &str) -> bool {
+    let normal = |c: u8| if c == b'-' { b'_' } else { c };
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
-            .all(|(x, y)| x == y || (x == b'-' && y == b'_'))
+            .all(|(x, y)| normal(x) == normal(y))
 }
 
 #[cfg(test)]
@@ -159,5 +212,50 @@ mod tests {
         assert!(s.selects(&SAMPLE));
         let s = EventSelector::parse("sample-trace:other:mod:trace_events_sample");
         assert!(!s.selects(&SAMPLE));
+    }
+
+    fn pending(word: &str) -> String {
+        let mut out = String::new();
+        EventSelector::parse(word).write_pending(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn kept_words_as_the_kernel_lists_them() {
+        assert_eq!(
+            pending(":mod:trace-events-sample"),
+            "*:*:mod:trace_events_sample"
+        );
+        assert_eq!(
+            pending("sample-trace:mod:trace-events-sample"),
+            "sample-trace:mod:trace_events_sample"
+        );
+        assert_eq!(
+            pending("foo_bar:mod:trace-events-sample"),
+            "foo_bar:mod:trace_events_sample"
+        );
+        assert_eq!(
+            pending("sample-trace:foo_bar_with_cond:mod:trace-events-sample"),
+            "sample-trace:foo_bar_with_cond:mod:trace_events_sample"
+        );
+        assert_eq!(pending("sched:sched_switch"), "");
+        // A kept word reads back as the same word.
+        for word in ["*:*:mod:m", "sys:mod:m", "sys:ev:mod:m"] {
+            assert_eq!(pending(word), word);
+        }
+    }
+
+    #[test]
+    fn taking_kept_words_back() {
+        let kept = EventSelector::parse("sample-trace:foo_bar:mod:trace_events_sample");
+        let back = |word: &str| EventSelector::parse(word).takes_back(&kept);
+        assert!(back("!:mod:trace-events-sample"));
+        assert!(back("!sample-trace:foo_bar:mod:trace_events_sample"));
+        assert!(back("!sample-trace:*:mod:trace_events_sample"));
+        assert!(!back("!sample-trace:other:mod:trace_events_sample"));
+        assert!(!back("!:mod:other"));
+        assert!(!back("!sample-trace:mod:trace_events_sample"));
+        assert!(kept.is_for_module("trace_events_sample"));
+        assert!(!kept.is_for_module("other"));
     }
 }

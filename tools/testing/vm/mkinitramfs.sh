@@ -30,6 +30,12 @@ cp -r "$top/tools/testing/bench" "$root/bench"
 if [ -d "$kdir/source/tools/testing/selftests/ftrace" ]; then
 	cp -r "$kdir/source/tools/testing/selftests/ftrace" "$root/selftests/"
 fi
+# modprobe (busybox's) finds the kernel's trace-events-sample module, as
+# the kernel's event-mod.tc loads it.
+release=$(cat "$kdir/include/config/kernel.release")
+mkdir -p "$root/lib/modules/$release"
+cp "$top"/tools/testing/modules/trace_events_sample/trace-events-sample.ko "$root/lib/modules/$release/"
+echo "trace-events-sample.ko:" > "$root/lib/modules/$release/modules.dep"
 # A user and a group besides root, as any system has: the kernel's
 # ownership cases (00basic/test_ownership.tc, mount_options.tc) take the
 # last entry that is not root's as the other owner and group.
