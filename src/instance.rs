@@ -136,7 +136,7 @@ impl Instance {
         let buffer = Arc::new(TraceBuffer::new(&pages, true)?, GFP_KERNEL)?;
         buffer.set_time_start(local_clock_ns());
         let functions = FunctionState::new()?;
-        let events = EventStates::new();
+        let events = EventStates::new()?;
         let function_pids = PidFilters::new()?;
         let event_pids = PidFilters::new()?;
         let cpus = CpuMask::first(nr_cpu_ids());

@@ -12,6 +12,7 @@
 
 use super::catalog::Event;
 use super::filter::EventFilter;
+use super::retired::Retired;
 use crate::instance::Instance;
 use crate::kernel_api::perf_event::{OnSample, TracepointCounter};
 use crate::kernel_api::tracepoint::{synchronize_unregister, IntProbe, OnInt};
@@ -259,14 +260,37 @@ impl Drop for Capture {
     }
 }
 
-/// Stops every capture of `captures` and waits once for their handlers,
-/// then frees them: disabling many events costs one grace period.
-pub(crate) fn stop_all(mut captures: KVec<Capture>) {
-    for capture in captures.iter_mut() {
-        capture.stop_counting();
+/// Stops every capture of `captures` and waits once for their handlers.
+/// Releasing a perf counter waits for a tracepoint grace period, under
+/// the kernel's `event_mutex`, when it is its event's last perf user:
+/// for many events, seconds. So the captures of built-in events are only
+/// paused here and handed to `retired` to be released in the background;
+/// those of module events are released now, within their module's life.
+pub(crate) fn stop_all(mut captures: KVec<Capture>, retired: &Arc<Retired>) {
+    let mut later = KVec::new();
+    for mut capture in captures.drain_all() {
+        if capture.sink.event.module.is_some() {
+            capture.stop_counting();
+        } else {
+            capture.pause();
+            // Without room to defer it, it is released (and waited for)
+            // at once.
+            let _ = later.push(capture, GFP_KERNEL);
+        }
     }
-    if !captures.is_empty() {
-        synchronize_unregister();
+    synchronize_unregister();
+    retired.retire(later);
+}
+
+impl Capture {
+    /// Stops the handler without releasing the counters: the counters
+    /// are paused, a probe unregistered.
+    fn pause(&mut self) {
+        match &self.source {
+            Source::Counters { counters } => counters.iter().flatten().for_each(|c| c.pause()),
+            Source::Probe { .. } => self.source = Source::Stopped,
+            Source::Stopped => {}
+        }
     }
 }
 

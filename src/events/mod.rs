@@ -9,6 +9,7 @@
 //! - [`hotplug`]: counters on CPUs that come back online;
 //! - [`capture`]: recording one event into one instance (perf counters);
 //! - [`state`]: which events an instance records;
+//! - [`retired`]: captures of disabled events, released in the background;
 //! - [`filter`]: event filters;
 //! - [`files`]: the rftracefs files;
 //! - [`tree`]: the directories of `events/`;
@@ -20,6 +21,7 @@ pub(crate) mod files;
 pub(crate) mod filter;
 pub(crate) mod hotplug;
 pub(crate) mod modules;
+pub(crate) mod retired;
 pub(crate) mod state;
 pub(crate) mod text;
 pub(crate) mod tree;

@@ -7,6 +7,7 @@
 use super::capture::{self, Capture};
 use super::catalog::{self, Event};
 use super::filter::EventFilter;
+use super::retired::Retired;
 use crate::instance::Instance;
 use crate::portable::events::filter::error::{
     self as filter_error, FilterError, ERROR_LOG_LOCATION,
@@ -29,6 +30,8 @@ pub(crate) struct EventStates {
     was_enabled: KVec<bool>,
     /// Per system: the text and error of a filter write no event took.
     system_refusals: KVec<Option<(KVec<u8>, FilterError)>>,
+    /// Captures of disabled events, being released.
+    retired: Arc<Retired>,
     /// `:mod:` words whose module was not loaded, oldest first (`set_event`
     /// lists them newest first); applied when the module comes.
     pending: KVec<KVec<u8>>,
@@ -46,6 +49,13 @@ struct FilterState {
     refused: Option<(KVec<u8>, FilterError)>,
 }
 
+impl Drop for EventStates {
+    fn drop(&mut self) {
+        self.disable_all();
+        self.retired.wait();
+    }
+}
+
 /// The slot of `index` in `v`, grown with defaults if needed.
 fn slot<T: Default>(v: &mut KVec<T>, index: usize) -> Result<&mut T> {
     while v.len() <= index {
@@ -56,14 +66,15 @@ fn slot<T: Default>(v: &mut KVec<T>, index: usize) -> Result<&mut T> {
 
 impl EventStates {
     /// None enabled.
-    pub(crate) fn new() -> Self {
-        EventStates {
+    pub(crate) fn new() -> Result<Self> {
+        Ok(EventStates {
+            retired: Retired::new()?,
             captures: KVec::new(),
             filters: KVec::new(),
             was_enabled: KVec::new(),
             system_refusals: KVec::new(),
             pending: KVec::new(),
-        }
+        })
     }
 
     /// Whether event `id` is enabled.
@@ -221,7 +232,7 @@ impl EventStates {
                 let _ = stopped.push(capture, GFP_KERNEL);
             }
         }
-        capture::stop_all(stopped);
+        capture::stop_all(stopped, &self.retired);
     }
 
     /// Gives every enabled event a counter on `cpu`, which came online.

@@ -94,6 +94,18 @@ impl TracepointCounter {
     }
 }
 
+impl TracepointCounter {
+    /// Stops sampling: perf takes the counter off its event's list, so
+    /// the handler is not called for hits that start after this (one
+    /// running on another CPU may still finish). Cheap, unlike the
+    /// release, which waits for a tracepoint grace period when it is the
+    /// event's last perf user. May sleep.
+    pub(crate) fn pause(&self) {
+        // SAFETY: the counter is ours and live (type invariant).
+        unsafe { bindings::perf_event_disable(self.event.as_ptr()) };
+    }
+}
+
 impl Drop for TracepointCounter {
     fn drop(&mut self) {
         if let Some(module) = self.module {
