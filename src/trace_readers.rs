@@ -348,12 +348,26 @@ pub(crate) struct TraceFile {
     sources: KVec<(usize, Peeked)>,
     walks: KVec<RingIter>,
     scratch: KVec<KBox<[u8; PAGE_SIZE]>>,
+    /// With `latency-format`: a page to look one event ahead on a CPU
+    /// into, for the delay mark.
+    spare: Option<KBox<[u8; PAGE_SIZE]>>,
     /// The function_graph form, when that tracer was current at open.
     graph: Option<GraphView>,
     /// The printer of kernel events.
     events: EventText,
     /// Recording held off while `trace` is read (`pause-on-trace`).
     _pause: Option<PauseGuard>,
+}
+
+/// The time stamp of the event after the one peeked on `cpu`, whose walk
+/// and page are `walk` and `scratch`, if any.
+fn peek_same_cpu(
+    buffer: &TraceBuffer,
+    cpu: usize,
+    (walk, scratch): (&RingIter, &[u8; PAGE_SIZE]),
+    spare: Option<&mut KBox<[u8; PAGE_SIZE]>>,
+) -> Option<u64> {
+    walk.peek_ts(buffer.cpu(cpu)?, scratch, spare?)
 }
 
 impl TraceFile {
@@ -458,9 +472,13 @@ impl Stream for TraceFile {
             sources: KVec::new(),
             walks: KVec::new(),
             scratch: KVec::new(),
+            spare: None,
             graph: None,
             events: EventText::new(),
         };
+        if this.latency {
+            this.spare = Some(page_buffer()?);
+        }
         if let (false, Some(buffer)) = (write_only, &buffer) {
             for cpu in cpus_of(buffer, index) {
                 this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
@@ -496,7 +514,21 @@ impl Stream for TraceFile {
             let Some(i) = oldest(&self.sources) else {
                 break;
             };
-            let next = next_ts(&self.sources, i);
+            let mut next = next_ts(&self.sources, i);
+            if self.latency {
+                // The kernel's delay mark is to the next event of any
+                // CPU, this one's included.
+                let same = peek_same_cpu(
+                    buffer,
+                    self.sources[i].0,
+                    (&self.walks[i], &self.scratch[i]),
+                    self.spare.as_mut(),
+                );
+                next = match (next, same) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
             let start = self.buffer.as_ref().map_or(0, |b| b.time_start());
             let latency = self.latency.then_some(start);
             let (cpu, peeked) = &mut self.sources[i];

@@ -19,6 +19,7 @@ pub(crate) struct IterEvent {
 }
 
 /// Where a walk over a ring is.
+#[derive(Clone)]
 pub(crate) struct RingIter {
     page: u64,
     offset: usize,
@@ -90,6 +91,39 @@ impl RingIter {
         }
     }
 
+    /// The time stamp of the event [`RingIter::next`] would return, without
+    /// moving: `scratch` is the walk's page (only read), `spare` a page to
+    /// copy the next one into when the walk's page has no more events.
+    pub(crate) fn peek_ts<S: PageStore>(
+        &self,
+        ring: &CpuRing<S>,
+        scratch: &[u8; PAGE_SIZE],
+        spare: &mut [u8; PAGE_SIZE],
+    ) -> Option<u64> {
+        let mut ahead = self.clone();
+        if self.loaded {
+            let data = &scratch[PAGE_HEADER_SIZE + self.offset..PAGE_HEADER_SIZE + self.len];
+            let mut skip = self.skip;
+            for record in PageDecoder::new(data, self.ts) {
+                let Ok(record) = record else {
+                    break;
+                };
+                if skip == 0 {
+                    return Some(record.ts);
+                }
+                skip -= 1;
+            }
+            let (_, _, commit_page) = ring.readable();
+            if self.page >= commit_page {
+                return None;
+            }
+            ahead.page += 1;
+            ahead.skip = 0;
+            ahead.loaded = false;
+        }
+        ahead.next(ring, spare, &mut []).map(|event| event.ts)
+    }
+
     /// Copies the current page; false at the end of the ring.
     fn load<S: PageStore>(&mut self, ring: &CpuRing<S>, scratch: &mut [u8; PAGE_SIZE]) -> bool {
         loop {
@@ -120,6 +154,27 @@ mod tests {
     use super::super::ring::tests::{check_payload, drain, ring, write};
     use super::*;
     use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+    #[test]
+    fn peeks_the_next_time_stamp() {
+        let r = ring(8);
+        let now = AtomicU64::new(10);
+        let clock = || now.fetch_add(3, Relaxed);
+        for seq in 0..400 {
+            assert!(write(&r, &clock, 0, seq, 30));
+        }
+        let mut it = RingIter::new();
+        let mut scratch = [0u8; PAGE_SIZE];
+        let mut spare = [0u8; PAGE_SIZE];
+        let mut buf = [0u8; 64];
+        let mut peeked = it.peek_ts(&r, &scratch, &mut spare);
+        // Across page boundaries too: each peek is the next event's stamp.
+        while let Some(ev) = it.next(&r, &mut scratch, &mut buf) {
+            assert_eq!(peeked, Some(ev.ts));
+            peeked = it.peek_ts(&r, &scratch, &mut spare);
+        }
+        assert_eq!(peeked, None);
+    }
 
     #[test]
     fn walks_without_consuming() {
