@@ -5,6 +5,7 @@
 //! alone, or with `sym-offset` `%pS`'s `name+off/size [module]`).
 
 use crate::bindings;
+use crate::kernel_api::kallsyms::{with_symbol, Form};
 use crate::portable::records::Symbols;
 use core::fmt;
 use kernel::{prelude::*, str::CStr};
@@ -39,29 +40,28 @@ impl Symbols for Kallsyms {
         address: u64,
         offset: bool,
     ) -> Option<fmt::Result> {
-        let mut name = [0u8; bindings::RFT_KSYM_SYMBOL_LEN as usize];
-        let buf = name.as_mut_ptr().cast();
-        // SAFETY: `name` has the room the kernel's symbol printers need,
-        // KSYM_SYMBOL_LEN bytes; they write a NUL-terminated string.
-        let len = unsafe {
-            if offset {
-                bindings::sprint_symbol(buf, address as usize)
-            } else {
-                bindings::sprint_symbol_no_offset(buf, address as usize)
-            }
+        let form = if offset {
+            Form::WithOffset
+        } else {
+            Form::NoOffset
         };
-        let mut text = name.get(..usize::try_from(len).ok()?)?;
-        if !offset {
-            // ftrace names a function without its module (`kallsyms_lookup`,
-            // not exported, gives only the name): drop ` [module]`.
-            if let Some(space) = text.iter().position(|&b| b == b' ') {
-                text = &text[..space];
-            }
-        }
-        // An address with no symbol prints as itself: not a name.
-        if text.first().is_none_or(|&b| b == b'0') {
-            return None;
-        }
-        Some(out.write_str(core::str::from_utf8(text).ok()?))
+        with_symbol(address as usize, form, |text| write_name(out, text, offset))
     }
+}
+
+/// Writes kallsyms' `text` for an address as ftrace names it; `None` if it
+/// names no symbol.
+fn write_name(out: &mut dyn fmt::Write, mut text: &[u8], offset: bool) -> Option<fmt::Result> {
+    if !offset {
+        // ftrace names a function without its module (`kallsyms_lookup`,
+        // not exported, gives only the name): drop ` [module]`.
+        if let Some(space) = text.iter().position(|&b| b == b' ') {
+            text = &text[..space];
+        }
+    }
+    // An address with no symbol prints as itself: not a name.
+    if text.first().is_none_or(|&b| b == b'0') {
+        return None;
+    }
+    Some(out.write_str(core::str::from_utf8(text).ok()?))
 }

@@ -5,14 +5,13 @@
 //! needs from the kernel (symbols, strings read without faulting).
 
 use super::catalog::Event;
-use crate::bindings;
+use crate::kernel_api::{kallsyms, nofault, task};
 use crate::ksyms;
 use crate::portable::events::field::Field;
 use crate::portable::events::filter::error::FilterError;
 use crate::portable::events::filter::fields::EventFields;
 use crate::portable::events::filter::program::{self, Op, Program};
 use crate::portable::events::filter::{AddressSpace, FilterEnv, RecordContext, USTRING_BUF_SIZE};
-use core::ffi::c_void;
 use kernel::{prelude::*, str::CStr};
 
 /// A parsed filter of one event.
@@ -56,9 +55,7 @@ impl EventFilter {
 
     /// Whether `record`, recorded on `cpu`, passes. Any context.
     pub(crate) fn matches(&self, record: &[u8], cpu: u32) -> bool {
-        let mut comm = [0u8; 16];
-        // SAFETY: `comm` has room for a task name and its NUL.
-        unsafe { bindings::rft_current_comm(comm.as_mut_ptr()) };
+        let comm = task::current_comm();
         let cx = RecordContext { cpu, comm: &comm };
         self.program
             .matches(&self.ops, &self.text, record, &cx, &KernelEnv)
@@ -84,20 +81,9 @@ impl FilterEnv for KernelEnv {
     }
 
     fn function_range(&self, address: u64) -> Option<(u64, u64)> {
-        let mut text = [0u8; bindings::RFT_KSYM_SYMBOL_LEN as usize];
-        // SAFETY: `text` has the KSYM_SYMBOL_LEN bytes `sprint_symbol`
-        // writes at most, NUL included.
-        let len = unsafe { bindings::sprint_symbol(text.as_mut_ptr().cast(), address as usize) };
-        let text = text.get(..usize::try_from(len).ok()?)?;
-        // `name+0xOFF/0xSIZE [module]`.
-        let plus = text.iter().rposition(|&b| b == b'+')?;
-        let rest = text.get(plus + 1..)?;
-        let rest = rest.split(|&b| b == b' ').next()?;
-        let mut parts = rest.split(|&b| b == b'/');
-        let offset = hex(parts.next()?)?;
-        let size = hex(parts.next()?)?;
-        let start = address.checked_sub(offset)?;
-        Some((start, start.checked_add(size)?))
+        kallsyms::with_symbol(address as usize, kallsyms::Form::WithOffset, |text| {
+            symbol_range(address, text)
+        })
     }
 
     fn with_string(
@@ -110,6 +96,19 @@ impl FilterEnv for KernelEnv {
         let len = copy_string(address as usize, space, &mut buf[..USTRING_BUF_SIZE - 1])?;
         Some(compare(&buf[..len]))
     }
+}
+
+/// The function `address` is in, from kallsyms' `name+0xOFF/0xSIZE
+/// [module]` for it.
+fn symbol_range(address: u64, text: &[u8]) -> Option<(u64, u64)> {
+    let plus = text.iter().rposition(|&b| b == b'+')?;
+    let rest = text.get(plus + 1..)?;
+    let rest = rest.split(|&b| b == b' ').next()?;
+    let mut parts = rest.split(|&b| b == b'/');
+    let offset = hex(parts.next()?)?;
+    let size = hex(parts.next()?)?;
+    let start = address.checked_sub(offset)?;
+    Some((start, start.checked_add(size)?))
 }
 
 /// Reads `0x`-prefixed hex digits.
@@ -129,21 +128,11 @@ fn copy_string(address: usize, space: AddressSpace, out: &mut [u8]) -> Option<us
         let at = address.checked_add(done)?;
         let piece = (64 - at % 64).min(out.len() - done);
         let dst = out.get_mut(done..done + piece)?;
-        let src = at as *const c_void;
-        // SAFETY: both copies check the source and write at most `piece`
-        // bytes into `dst`.
-        let failed = unsafe {
-            match space {
-                AddressSpace::Kernel => {
-                    bindings::copy_from_kernel_nofault(dst.as_mut_ptr().cast(), src, piece) != 0
-                }
-                AddressSpace::User => {
-                    bindings::copy_from_user_nofault(dst.as_mut_ptr().cast(), src.cast(), piece)
-                        != 0
-                }
-            }
+        let space = match space {
+            AddressSpace::Kernel => nofault::Space::Kernel,
+            AddressSpace::User => nofault::Space::User,
         };
-        if failed {
+        if !nofault::copy(at, space, dst) {
             return None;
         }
         if let Some(nul) = dst.iter().position(|&b| b == 0) {

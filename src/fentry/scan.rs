@@ -6,6 +6,7 @@
 
 use super::sites::{Segment, SiteTable};
 use crate::bindings;
+use crate::kernel_api::kallsyms;
 use crate::ksyms::{Busy, FtraceLocked, FtraceRecord};
 use kernel::{prelude::*, sync::Arc};
 
@@ -79,13 +80,11 @@ fn usable(rec: &FtraceRecord<'_>, module: Option<*mut bindings::module>) -> bool
 
 /// Adds the record's site, named after its function.
 fn add_site(segment: &mut Segment, rec: &FtraceRecord<'_>) -> Result {
-    let mut buf = [0u8; bindings::RFT_KSYM_SYMBOL_LEN as usize];
-    // SAFETY: `buf` has the KSYM_SYMBOL_LEN bytes the printer may write.
-    let len = unsafe { bindings::sprint_symbol_no_offset(buf.as_mut_ptr().cast(), rec.ip()) };
-    let text = buf.get(..usize::try_from(len).unwrap_or(0)).unwrap_or(&[]);
-    // "func [module]" for module functions: keep "func".
-    let name = text.split(|&b| b == b' ').next().unwrap_or(text);
-    segment.push(rec.ip(), name)
+    kallsyms::with_symbol(rec.ip(), kallsyms::Form::NoOffset, |text| {
+        // "func [module]" for module functions: keep "func".
+        let name = text.split(|&b| b == b' ').next().unwrap_or(text);
+        segment.push(rec.ip(), name)
+    })
 }
 
 /// The name of `module`.

@@ -8,8 +8,11 @@
 //! `cpu_local`, `task_events`, the rftracefs VFS glue) are still to move.
 
 pub(crate) mod cpuhp;
+pub(crate) mod kallsyms;
 pub(crate) mod module;
+pub(crate) mod nofault;
 pub(crate) mod perf_event;
+pub(crate) mod task;
 pub(crate) mod trace_events;
 pub(crate) mod trace_output;
 pub(crate) mod tracepoint;
