@@ -10,7 +10,7 @@
 //! forever. Such an event whose record is its tracepoint's one `int`
 //! argument is captured by a probe on its tracepoint instead.
 
-use super::catalog::Event;
+use super::catalog::{Event, HEAD_MAX};
 use super::filter::EventFilter;
 use super::retired::Retired;
 use crate::instance::Instance;
@@ -57,12 +57,18 @@ impl OnSample for Sink {
         // perf calls this only while a counter exists.
         let instance = unsafe { &*self.instance };
         let cpu = crate::cpu_local::processor_id();
-        let Some(common) = sample.get(..ENTRY_HEADER_SIZE) else {
+        // The head is copied to fix the preemption depth and to clear the
+        // padding perf's scratch buffer leaves stale, as the kernel's
+        // records have it zero.
+        let head_len = self.event.head_len();
+        let Some(common) = sample.get(..head_len) else {
             return;
         };
-        let mut head = [0u8; ENTRY_HEADER_SIZE];
+        let mut head_buf = [0u8; HEAD_MAX];
+        let head = &mut head_buf[..head_len];
         head.copy_from_slice(common);
-        fix_preempt_count(&mut head);
+        fix_preempt_count(head);
+        self.event.clear_gaps(head);
         let pid = i32::from_le_bytes([head[4], head[5], head[6], head[7]]);
         let len = self.event.record_len(sample);
         let record = sample.get(..len).unwrap_or(sample);
@@ -80,8 +86,8 @@ impl OnSample for Sink {
         if !filter.is_null() && !unsafe { &*filter }.matches(record, cpu as u32) {
             return;
         }
-        let tail = sample.get(ENTRY_HEADER_SIZE..len).unwrap_or(&[]);
-        instance.record_parts(cpu, pid, len, (&head, tail));
+        let tail = sample.get(head_len..len).unwrap_or(&[]);
+        instance.record_parts(cpu, pid, len, (head, tail));
     }
 }
 
@@ -104,7 +110,7 @@ impl OnInt for Sink {
 /// perf fills the common fields inside the tracepoint's own preemption-off
 /// section, so its preemption depth is one more than the one the kernel's
 /// tracefs records (`tracing_gen_ctx_dec`) on a preemptible kernel.
-fn fix_preempt_count(head: &mut [u8; ENTRY_HEADER_SIZE]) {
+fn fix_preempt_count(head: &mut [u8]) {
     if cfg!(CONFIG_PREEMPTION) && head[3] & 0x0f != 0 {
         head[3] -= 1;
     }

@@ -84,6 +84,8 @@ pub(crate) struct Event {
     /// `sizeof` the record's fixed part, as the kernel's compiler lays it
     /// out: where dynamic data starts counting from.
     fixed_size: u32,
+    /// The padding between its fields, in the first [`HEAD_MAX`] bytes.
+    gaps: KVec<(u8, u8)>,
     /// Which tasks decide whether the event pid filters keep a record.
     pub(crate) task_role: TaskRole,
 }
@@ -103,7 +105,21 @@ impl Event {
         if let Some(e) = error {
             return Err(e);
         }
-        let fixed_size = layout::fixed_size(fields.iter().map(|f| f.field()));
+        let is_syscall = call.system().to_bytes() == b"syscalls";
+        let fixed_size = layout::fixed_size(fields.iter().map(|f| f.field()), is_syscall);
+        let mut gaps = KVec::new();
+        let mut error = None;
+        layout::for_each_gap(fields.iter().map(|f| f.field()), |start, end| {
+            let end = end.min(HEAD_MAX as u32);
+            if start < end && error.is_none() {
+                if let Err(e) = gaps.push((start as u8, end as u8), GFP_KERNEL) {
+                    error = Some(e);
+                }
+            }
+        });
+        if let Some(e) = error {
+            return Err(e.into());
+        }
         let system = CString::try_from(call.system())?;
         let name = CString::try_from(call.name())?;
         let task_role = TaskRole::of(
@@ -129,6 +145,7 @@ impl Event {
                 None => None,
             },
             fixed_size,
+            gaps,
             task_role,
         })
     }
@@ -177,12 +194,32 @@ impl Event {
         }
     }
 
+    /// How many of the record's first bytes to copy and clear the padding
+    /// of: to the end of the last gap, in whole words.
+    pub(crate) fn head_len(&self) -> usize {
+        self.gaps
+            .last()
+            .map_or(8, |&(_, end)| usize::from(end).next_multiple_of(4))
+    }
+
+    /// Clears the padding of `head`, the first bytes of a record.
+    pub(crate) fn clear_gaps(&self, head: &mut [u8]) {
+        for &(start, end) in self.gaps.iter() {
+            if let Some(gap) = head.get_mut(usize::from(start)..usize::from(end)) {
+                gap.fill(0);
+            }
+        }
+    }
+
     /// The length of the record in `sample` as the kernel's tracefs
     /// records it (perf pads records).
     pub(crate) fn record_len(&self, sample: &[u8]) -> usize {
         layout::record_len(self.fields(), self.fixed_size, sample)
     }
 }
+
+/// The longest record head whose padding is cleared.
+pub(crate) const HEAD_MAX: usize = 64;
 
 /// How files and event states name an event: its id in the low 16 bits,
 /// the generation of that id above.

@@ -15,10 +15,12 @@ fn is_dynamic(field: &Field<'_>) -> bool {
     field.type_name.starts_with("__data_loc") || field.type_name.starts_with("__rel_loc")
 }
 
-/// `sizeof` the fixed part of a record of `fields` (after the 8 bytes of
-/// common fields): the end of the last field, rounded up to the largest
-/// alignment among the fields (4 at least, the common fields').
-pub(crate) fn fixed_size<'a>(fields: impl Iterator<Item = Field<'a>>) -> u32 {
+/// Where the dynamic data of a record of `fields` starts: `sizeof` the
+/// fixed part (after the 8 bytes of common fields), the end of the last
+/// field rounded up to the largest alignment among the fields (4 at least,
+/// the common fields'). A syscall event's record is not a C structure
+/// (`packed`): its dynamic data follows its last field directly.
+pub(crate) fn fixed_size<'a>(fields: impl Iterator<Item = Field<'a>>, packed: bool) -> u32 {
     let (mut end, mut align) = (8u32, 4u32);
     for field in fields {
         end = end.max(field.offset.saturating_add(field.size));
@@ -30,7 +32,11 @@ pub(crate) fn fixed_size<'a>(fields: impl Iterator<Item = Field<'a>>) -> u32 {
             align = align.max(element.min(8));
         }
     }
-    end.next_multiple_of(align)
+    if packed {
+        end
+    } else {
+        end.next_multiple_of(align)
+    }
 }
 
 /// The length of the record in `sample`: the fixed part plus every
@@ -48,6 +54,50 @@ pub(crate) fn record_len<'a>(
         }
     }
     len.min(sample.len())
+}
+
+/// Calls `gap` with each byte range `[start, end)` between the common
+/// fields and the end of the last field that no field covers: padding,
+/// which the kernel's records hold as zeros and perf's scratch buffer as
+/// whatever an earlier record left there. The padding after the last
+/// field is left alone: a syscall event's dynamic data starts there.
+pub(crate) fn for_each_gap<'a>(
+    fields: impl Iterator<Item = Field<'a>> + Clone,
+    mut gap: impl FnMut(u32, u32),
+) {
+    let fixed_size = fields
+        .clone()
+        .map(|f| f.offset.saturating_add(f.size))
+        .max()
+        .unwrap_or(8);
+    let covered = |start: u32, end: u32| {
+        fields
+            .clone()
+            .any(|f| f.offset < end && f.offset.saturating_add(f.size) > start)
+    };
+    let mut pos = 8u32;
+    while pos < fixed_size {
+        // The next field start at or after `pos`, or the end.
+        let next = fields
+            .clone()
+            .filter(|f| f.offset.saturating_add(f.size) > pos)
+            .map(|f| f.offset.max(pos))
+            .min()
+            .unwrap_or(fixed_size)
+            .min(fixed_size);
+        if next > pos && !covered(pos, next) {
+            gap(pos, next);
+        }
+        // Past the field (or fields) starting at `next`.
+        pos = fields
+            .clone()
+            .filter(|f| f.offset <= next && f.offset.saturating_add(f.size) > next)
+            .map(|f| f.offset.saturating_add(f.size))
+            .max()
+            .unwrap_or(fixed_size)
+            .max(next + 1)
+            .min(fixed_size.max(next + 1));
+    }
 }
 
 #[cfg(test)]
@@ -80,16 +130,51 @@ mod tests {
             field("pid_t", 56, 4, 0),
             field("int", 60, 4, 0),
         ];
-        assert_eq!(fixed_size(switch.iter().copied()), 64);
+        assert_eq!(fixed_size(switch.iter().copied(), false), 64);
         // An 8-byte field makes the tail padding reach 8.
         let padded = [field("u64", 8, 8, 0), field("int", 16, 4, 0)];
-        assert_eq!(fixed_size(padded.iter().copied()), 24);
+        assert_eq!(fixed_size(padded.iter().copied(), false), 24);
         // Only 4-byte fields and smaller: aligned to 4.
         let small = [field("int", 8, 4, 0), field("char[3]", 12, 3, 3)];
-        assert_eq!(fixed_size(small.iter().copied()), 16);
+        assert_eq!(fixed_size(small.iter().copied(), false), 16);
         // A location word does not count as an 8-byte field.
         let loc = [field("__data_loc char[]", 8, 4, 0)];
-        assert_eq!(fixed_size(loc.iter().copied()), 12);
+        assert_eq!(fixed_size(loc.iter().copied(), false), 12);
+    }
+
+    fn gaps(fields: &[Field<'static>]) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for_each_gap(fields.iter().copied(), |a, b| out.push((a, b)));
+        out
+    }
+
+    #[test]
+    fn padding_between_and_after_fields() {
+        // sys_enter_openat: the int at 8, then longs from 16, then the
+        // location word of the file name.
+        let openat = [
+            field("int", 8, 4, 0),
+            field("int", 16, 8, 0),
+            field("const char *", 24, 8, 0),
+            field("int", 32, 8, 0),
+            field("umode_t", 40, 8, 0),
+            field("__data_loc char[]", 48, 4, 0),
+        ];
+        // Its file name follows the location word, at 52.
+        assert_eq!(fixed_size(openat.iter().copied(), true), 52);
+        assert_eq!(gaps(&openat), vec![(12, 16)]);
+        // No padding: no gap; the tail padding is not a gap.
+        let dense = [field("int", 8, 4, 0), field("int", 12, 4, 0)];
+        assert_eq!(gaps(&dense), vec![]);
+        let tail = [field("u64", 8, 8, 0), field("int", 16, 4, 0)];
+        assert_eq!(gaps(&tail), vec![]);
+        // Fields out of order and overlapping (a union) are still covered.
+        let odd = [
+            field("u64", 16, 8, 0),
+            field("int", 8, 4, 0),
+            field("char[2]", 8, 2, 2),
+        ];
+        assert_eq!(gaps(&odd), vec![(12, 16)]);
     }
 
     #[test]
@@ -98,7 +183,7 @@ mod tests {
             field("__data_loc char[]", 8, 4, 0),
             field("pid_t", 12, 4, 0),
         ];
-        let fixed = fixed_size(fields.iter().copied());
+        let fixed = fixed_size(fields.iter().copied(), false);
         assert_eq!(fixed, 16);
         let mut sample = [0u8; 28];
         // "bash\0" at 16, 5 bytes; perf padded the record to 28.

@@ -11,6 +11,12 @@
 //! event ts=<ns> pid=<pid> <text as the trace file shows it>
 //! ```
 //!
+//! With `--records DIR`, each event is printed as its record's bytes
+//! instead: `record type=<common_type> <hex bytes>`, to compare records
+//! byte by byte with the kernel's. The `format` files under `DIR/events`
+//! say which bytes are the record's: padding between fields and after the
+//! record's end (which the kernel's ring leaves as it was) prints as `..`.
+//!
 //! `rawdecode --drain FILE` (for the benchmarks) reads any file opened
 //! non-blocking, 64 KiB at a time, until nothing is left, and prints
 //! `<bytes> <nanoseconds taken>`.
@@ -20,7 +26,10 @@
 #[path = "../../../../src/portable/mod.rs"]
 mod portable;
 
+use portable::events::field::{Field, FilterType};
+use portable::events::layout;
 use portable::output::EntryHeader;
+use std::collections::HashMap;
 use portable::records;
 use portable::ring_buffer::format::{self, PageDecoder};
 use std::fs::File;
@@ -99,7 +108,113 @@ impl records::Symbols for ProcKallsyms {
     }
 }
 
-fn print_page(page: &[u8; format::PAGE_SIZE], symbols: &ProcKallsyms) -> Result<(), String> {
+/// One field of a `format` file, owning its names.
+struct FormatField {
+    type_name: String,
+    offset: u32,
+    size: u32,
+    len: u32,
+}
+
+impl FormatField {
+    fn field(&self) -> Field<'_> {
+        Field {
+            type_name: &self.type_name,
+            name: "",
+            offset: self.offset,
+            size: self.size,
+            is_signed: false,
+            filter_type: FilterType::Other,
+            len: self.len,
+        }
+    }
+}
+
+/// Which bytes of an event's records are the record's, from its format.
+struct Layout {
+    fields: Vec<FormatField>,
+    fixed_size: u32,
+}
+
+impl Layout {
+    /// Reads `field:TYPE NAME;\toffset:N;\tsize:N;` lines, common fields
+    /// left out.
+    fn parse(text: &str, packed: bool) -> Layout {
+        let mut fields = Vec::new();
+        for line in text.lines() {
+            let Some(rest) = line.trim().strip_prefix("field:") else {
+                continue;
+            };
+            let mut parts = rest.split(';');
+            let decl = parts.next().unwrap_or("").trim();
+            let number = |key: &str, part: Option<&str>| -> Option<u32> {
+                part?.trim().strip_prefix(key)?.parse().ok()
+            };
+            let (Some(offset), Some(size)) = (number("offset:", parts.next()), number("size:", parts.next())) else {
+                continue;
+            };
+            if offset < 8 {
+                continue;
+            }
+            let (type_name, name) = decl.rsplit_once(' ').unwrap_or(("", decl));
+            let len = name
+                .split_once('[')
+                .and_then(|(_, n)| n.trim_end_matches(']').parse().ok())
+                .unwrap_or(0);
+            fields.push(FormatField { type_name: type_name.to_string(), offset, size, len });
+        }
+        let fixed_size = layout::fixed_size(fields.iter().map(|f| f.field()), packed);
+        Layout { fields, fixed_size }
+    }
+
+    /// `payload` as hex, its padding and what follows its end as `..`.
+    fn masked_hex(&self, payload: &[u8]) -> String {
+        let len = layout::record_len(self.fields.iter().map(|f| f.field()), self.fixed_size, payload);
+        let mut hidden = vec![false; payload.len()];
+        for h in hidden.iter_mut().skip(len) {
+            *h = true;
+        }
+        layout::for_each_gap(self.fields.iter().map(|f| f.field()), |start, end| {
+            for h in hidden.iter_mut().take(end as usize).skip(start as usize) {
+                *h = true;
+            }
+        });
+        payload
+            .iter()
+            .zip(hidden)
+            .map(|(b, h)| if h { "..".to_string() } else { format!("{b:02x}") })
+            .collect()
+    }
+}
+
+/// The layouts of the events under `dir/events`, by id.
+fn load_layouts(dir: &str) -> HashMap<u16, Layout> {
+    let mut layouts = HashMap::new();
+    let Ok(systems) = std::fs::read_dir(format!("{dir}/events")) else {
+        return layouts;
+    };
+    for system in systems.flatten() {
+        let packed = system.file_name() == "syscalls";
+        let Ok(events) = std::fs::read_dir(system.path()) else {
+            continue;
+        };
+        for event in events.flatten() {
+            let path = event.path();
+            let id = std::fs::read_to_string(path.join("id")).ok().and_then(|t| t.trim().parse().ok());
+            let format = std::fs::read_to_string(path.join("format"));
+            if let (Some(id), Ok(format)) = (id, format) {
+                layouts.insert(id, Layout::parse(&format, packed));
+            }
+        }
+    }
+    layouts
+}
+
+fn print_page(
+    page: &[u8; format::PAGE_SIZE],
+    symbols: &ProcKallsyms,
+    layouts: Option<&HashMap<u16, Layout>>,
+) -> Result<(), String> {
     let ts = u64::from_le_bytes(page[..8].try_into().map_err(|_| "short page")?);
     let commit = u64::from_le_bytes(page[8..16].try_into().map_err(|_| "short page")?);
     let len = (commit & 0x3fff_ffff) as usize;
@@ -117,6 +232,14 @@ fn print_page(page: &[u8; format::PAGE_SIZE], symbols: &ProcKallsyms) -> Result<
     for record in PageDecoder::new(data, ts) {
         let record = record.map_err(|e| format!("bad event: {e:?}"))?;
         let header = EntryHeader::from_bytes(record.payload).ok_or("record without a header")?;
+        if let Some(layouts) = layouts {
+            let hex = match layouts.get(&header.kind) {
+                Some(layout) => layout.masked_hex(record.payload),
+                None => record.payload.iter().map(|b| format!("{b:02x}")).collect(),
+            };
+            println!("record type={} {hex}", header.kind);
+            continue;
+        }
         let mut text = String::new();
         let cx = records::PrintContext {
             symbols,
@@ -166,8 +289,14 @@ fn main() {
     if splice {
         args.remove(0);
     }
+    let layouts = if args.first().is_some_and(|a| a == "--records") && args.len() >= 3 {
+        args.remove(0);
+        Some(load_layouts(&args.remove(0)))
+    } else {
+        None
+    };
     let Some(path) = args.first() else {
-        eprintln!("usage: rawdecode [--splice] FILE");
+        eprintln!("usage: rawdecode [--splice] [--records DIR] FILE");
         std::process::exit(2);
     };
     let run = || -> Result<(), String> {
@@ -200,7 +329,7 @@ fn main() {
             if n != format::PAGE_SIZE {
                 return Err(format!("short page: {n} bytes"));
             }
-            print_page(&page, &symbols)?;
+            print_page(&page, &symbols, layouts.as_ref())?;
         }
     };
     if let Err(e) = run() {
