@@ -39,6 +39,7 @@ test-tools:
 		cargo build -q --release --target x86_64-unknown-linux-gnu
 	@mkdir -p $(SELFTEST_BIN) && cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/rftrace-rawdecode $(SELFTEST_BIN)/rawdecode
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/getpid-loop $(SELFTEST_BIN)/getpid-loop
+	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/thread-pair $(SELFTEST_BIN)/thread-pair
 
 run: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode demo

@@ -57,6 +57,7 @@ bool rft_within_module_init(unsigned long addr, struct module *mod);
 const char *rft_module_name(struct module *mod);
 struct task_struct;
 int rft_task_pid(struct task_struct *task);
+int rft_pid_max(void);
 void rft_tracepoint_synchronize_unregister(void);
 bool rft_current_is_idle(void);
 void rft_for_each_thread(void (*fn)(struct task_struct *, void *), void *arg);

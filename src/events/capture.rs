@@ -57,7 +57,6 @@ impl OnSample for Sink {
         let mut head = [0u8; ENTRY_HEADER_SIZE];
         head.copy_from_slice(common);
         fix_preempt_count(&mut head);
-        let pid = i32::from_le_bytes([head[4], head[5], head[6], head[7]]);
         let len = self.event.record_len(sample);
         let filter = self.filter.load(Acquire);
         // SAFETY: a filter stays alive for a grace period after it is
@@ -66,7 +65,7 @@ impl OnSample for Sink {
             return;
         }
         let tail = sample.get(ENTRY_HEADER_SIZE..len).unwrap_or(&[]);
-        instance.record_parts(cpu, pid, len, (&head, tail));
+        instance.record_parts(cpu, len, (&head, tail));
     }
 }
 

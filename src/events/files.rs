@@ -197,7 +197,7 @@ static SET_EVENT: Attribute = Attribute {
         Ok(())
     }),
     max_write: MAX_SET_EVENT_WRITE,
-    truncate: Some(|inst, _| inst.events().disable_all()),
+    truncate: Some(|inst, _| inst.events().disable_all(inst)),
 };
 
 /// `available_events`: every event, `system:event`.

@@ -20,6 +20,8 @@ use kernel::sync::Arc;
 /// holding its capture while it is enabled.
 pub(crate) struct EventStates {
     captures: KVec<Option<Capture>>,
+    /// How many of `captures` are enabled.
+    enabled: usize,
     filters: KVec<FilterState>,
     /// Per system: the text and error of a filter write no event took.
     system_refusals: KVec<Option<(KVec<u8>, FilterError)>>,
@@ -51,6 +53,7 @@ impl EventStates {
         }
         Ok(EventStates {
             captures,
+            enabled: 0,
             filters,
             system_refusals,
         })
@@ -72,11 +75,26 @@ impl EventStates {
         match (on, slot.is_some()) {
             (true, false) => {
                 let filter = self.filters.get(index).and_then(|f| f.active.clone());
+                // As the kernel, task names and thread groups are saved
+                // from before the event records.
+                self.enabled += 1;
+                events_enabled(instance, self.enabled);
                 // SAFETY: the capture lives in `instance`'s own states, which
                 // the instance disables (`disable_all`) before it goes.
-                *slot = Some(unsafe { Capture::start(instance, event, filter)? });
+                match unsafe { Capture::start(instance, event, filter) } {
+                    Ok(capture) => *slot = Some(capture),
+                    Err(e) => {
+                        self.enabled -= 1;
+                        events_enabled(instance, self.enabled);
+                        return Err(e);
+                    }
+                }
             }
-            (false, true) => *slot = None,
+            (false, true) => {
+                *slot = None;
+                self.enabled = self.enabled.saturating_sub(1);
+                events_enabled(instance, self.enabled);
+            }
             _ => {}
         }
         Ok(())
@@ -104,7 +122,7 @@ impl EventStates {
         on: bool,
     ) -> Result {
         if !on {
-            return self.disable(events);
+            return self.disable(instance, events);
         }
         let mut first_error = None;
         for index in events {
@@ -123,26 +141,32 @@ impl EventStates {
         first_error.map_or(Ok(()), Err)
     }
 
-    /// Disables the events of `events`.
-    fn disable(&mut self, events: impl Iterator<Item = usize>) -> Result {
+    /// Disables the events of `events` (of `instance`, whose states these
+    /// are).
+    fn disable(&mut self, instance: &Instance, events: impl Iterator<Item = usize>) -> Result {
         let mut stopped = KVec::new();
+        let before = self.enabled;
         for index in events {
             let Some(slot) = self.captures.get_mut(index) else {
                 continue;
             };
             if let Some(capture) = slot.take() {
+                self.enabled = self.enabled.saturating_sub(1);
                 // Without room to batch it, the capture is dropped at once
                 // and waits for its handlers on its own.
                 let _ = stopped.push(capture, GFP_KERNEL);
             }
         }
         capture::stop_all(stopped);
+        if self.enabled != before {
+            events_enabled(instance, self.enabled);
+        }
         Ok(())
     }
 
-    /// Disables every event.
-    pub(crate) fn disable_all(&mut self) {
-        let _ = self.disable(0..self.captures.len());
+    /// Disables every event of `instance`, whose states these are.
+    pub(crate) fn disable_all(&mut self, instance: &Instance) {
+        let _ = self.disable(instance, 0..self.captures.len());
     }
 
     /// Writes what event `index`'s `filter` file shows.
@@ -318,6 +342,12 @@ impl EventStates {
 /// The indexes of every event of `catalog`.
 pub(crate) fn all(catalog: &Catalog) -> core::ops::Range<usize> {
     0..catalog.events.len()
+}
+
+/// Tells `instance` how many events it records now: while it records
+/// some, it saves the tasks it sees as `record-cmd` and `record-tgid` say.
+fn events_enabled(instance: &Instance, count: usize) {
+    instance.tasks().set_events_enabled(count > 0);
 }
 
 /// Logs an event that perf would not sample when many were enabled.

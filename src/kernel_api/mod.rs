@@ -8,6 +8,8 @@
 //! `cpu_local`, `task_events`, the rftracefs VFS glue) are still to move.
 
 pub(crate) mod perf_event;
+pub(crate) mod printk_formats;
+pub(crate) mod task;
 pub(crate) mod trace_events;
 pub(crate) mod trace_output;
 pub(crate) mod tracepoint;
