@@ -44,6 +44,7 @@ test-tools:
 	@mkdir -p $(SELFTEST_BIN) && cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/rftrace-rawdecode $(SELFTEST_BIN)/rawdecode
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/getpid-loop $(SELFTEST_BIN)/getpid-loop
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/pipe-pingpong $(SELFTEST_BIN)/pipe-pingpong
+	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/thread-pair $(SELFTEST_BIN)/thread-pair
 
 run: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode demo

@@ -68,6 +68,10 @@ const unsigned long RFT_TASK_PID_OFFSET = offsetof(struct task_struct, pid);
 const unsigned long RFT_TASK_TI_FLAGS_OFFSET =
 	offsetof(struct task_struct, thread_info) + offsetof(struct thread_info, flags);
 const unsigned long RFT_TIF_NEED_RESCHED = TIF_NEED_RESCHED;
+/* What the scheduler probes save of the tasks they see (saved_cmdlines, saved_tgids). */
+const unsigned long RFT_TASK_TGID_OFFSET = offsetof(struct task_struct, tgid);
+const unsigned long RFT_TASK_COMM_OFFSET = offsetof(struct task_struct, comm);
+const unsigned long RFT_TASK_COMM_LEN = TASK_COMM_LEN;
 /*
  * What function_graph reads of a task the scheduler holds still
  * (task_call_func) to give back its hooked returns.

@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/pid_namespace.h>
 #include <linux/trace_seq.h>
 #include <linux/wait.h>
 #include <linux/sched/clock.h>
@@ -219,6 +220,12 @@ const char *rft_module_name(struct module *mod)
 int rft_task_pid(struct task_struct *task)
 {
 	return task->pid;
+}
+
+/* The limit of pids (pid_max of the initial pid namespace): every pid is below it. */
+int rft_pid_max(void)
+{
+	return READ_ONCE(init_pid_ns.pid_max);
 }
 
 void rft_tracepoint_synchronize_unregister(void)

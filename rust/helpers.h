@@ -57,6 +57,7 @@ bool rft_within_module_init(unsigned long addr, struct module *mod);
 const char *rft_module_name(struct module *mod);
 struct task_struct;
 int rft_task_pid(struct task_struct *task);
+int rft_pid_max(void);
 void rft_tracepoint_synchronize_unregister(void);
 int rft_cpuhp_setup_online_multi(const char *name,
 				 int (*online)(unsigned int cpu, struct hlist_node *node));

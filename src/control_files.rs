@@ -14,7 +14,7 @@ use crate::portable::{
     cmdlines,
     cpumask::CpuMask,
     input::{self, InputError},
-    readme, records,
+    printk_formats, readme, records,
     trace_clock::{self, TraceClock},
     trace_options, tracer_name,
 };
@@ -46,6 +46,8 @@ const FILES: &[(&str, u16, &Attribute)] = &[
     ("error_log", READ_WRITE, &ERROR_LOG),
     ("saved_cmdlines", READ_ONLY, &SAVED_CMDLINES),
     ("saved_cmdlines_size", READ_WRITE, &SAVED_CMDLINES_SIZE),
+    ("saved_tgids", READ_ONLY, &SAVED_TGIDS),
+    ("printk_formats", READ_ONLY, &PRINTK_FORMATS),
     ("buffer_size_kb", READ_WRITE, &BUFFER_SIZE_KB),
     ("buffer_total_size_kb", READ_ONLY, &BUFFER_TOTAL_SIZE_KB),
     ("trace_clock", READ_WRITE, &TRACE_CLOCK),
@@ -125,16 +127,18 @@ static CPU_BUFFER_SIZE_KB: Attribute = Attribute {
     truncate: None,
 };
 
-/// How many task names are kept; writing 1 to 32768 sets it.
+/// How many task names are kept; writing N from 1 to 32768 keeps at least
+/// N, as many as the kernel would.
 static SAVED_CMDLINES_SIZE: Attribute = Attribute {
-    show: |inst, _, out| writeln!(out, "{}", inst.cmdlines_capacity()),
+    show: |inst, _, out| writeln!(out, "{}", inst.tasks().cmdlines_capacity()),
     store: Some(|inst, _, text| {
         let entries = input::parse_u64(text)?;
         let entries = usize::try_from(entries)
             .ok()
             .filter(|n| (1..=cmdlines::MAX_ENTRIES).contains(n))
             .ok_or(InputError::BadNumber)?;
-        inst.set_cmdlines_capacity(entries)
+        inst.tasks()
+            .set_cmdlines_capacity(entries)
             .map_err(|_| InputError::NoMemory)
     }),
     max_write: MAX_VALUE_WRITE,
@@ -142,7 +146,19 @@ static SAVED_CMDLINES_SIZE: Attribute = Attribute {
 };
 
 /// `pid comm` for every task name saved.
-static SAVED_CMDLINES: Attribute = Attribute::read_only(|inst, _, out| inst.write_cmdlines(out));
+static SAVED_CMDLINES: Attribute =
+    Attribute::read_only(|inst, _, out| inst.tasks().write_cmdlines(out));
+
+/// `pid tgid` for every thread group saved (`record-tgid`).
+static SAVED_TGIDS: Attribute = Attribute::read_only(|inst, _, out| inst.tasks().write_tgids(out));
+
+/// The strings trace events record pointers to, each after its address
+/// (the kernel's, read from the kernel).
+static PRINTK_FORMATS: Attribute = Attribute::read_only(|_, _, out| {
+    crate::kernel_api::printk_formats::try_for_each(|address, format| {
+        printk_formats::write_format_line(out, address, format)
+    })
+});
 
 static TRACE_FOPS: OpTable<crate::bindings::file_operations> = OpTable(stream_fops::<TraceFile>());
 static TRACE_PIPE_FOPS: OpTable<crate::bindings::file_operations> =

@@ -16,7 +16,6 @@ use crate::portable::records::function as function_record;
 use crate::portable::records::graph::{self as graph_record, GraphExit};
 use crate::portable::records::stack::TYPE_KERNEL_STACK;
 use crate::portable::{
-    cmdlines::{self, Cmdlines, Slot, COMM_LEN},
     cpumask::{self, CpuMask},
     error_log::ErrorLog,
     input::InputError,
@@ -27,12 +26,12 @@ use crate::portable::{
 };
 use crate::ring_buffer::{self, NoPreempt, TraceBuffer};
 use crate::stack_trace::KernelStack;
+use crate::task_info::TaskInfo;
 use crate::tracer::{self, Tracer};
-use crate::try_lock::TryLock;
 use crate::wait::WaitQueue;
 use core::fmt;
 use core::sync::atomic::{
-    AtomicBool, AtomicI32, AtomicPtr, AtomicU32, AtomicU64,
+    AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, SeqCst},
 };
 use kernel::{
@@ -65,8 +64,7 @@ struct Control {
 /// `control` is taken only by writes to and reads of control files, then
 /// possibly `functions` (then the patch engine's locks), or `spare`, then
 /// `buffer` (never both of these at once); `functions` is never held while
-/// taking `control`; `cmdlines` by writers of records and by readers
-/// formatting them and is a leaf.
+/// taking `control`; `tasks` (see [`TaskInfo`]) after `control` or `events`.
 ///
 /// The buffer is swapped when resized: `buffer` owns the current one and
 /// hands references to readers; `live` points at the same buffer for
@@ -94,8 +92,9 @@ pub(crate) struct Instance {
     /// The snapshot buffer, when allocated.
     #[pin]
     spare: Mutex<Option<Arc<TraceBuffer>>>,
-    /// Taken by recording paths only with `try_lock`.
-    cmdlines: TryLock<Cmdlines<KVec<Slot>>>,
+    /// The names and thread groups of the tasks in the records.
+    #[pin]
+    tasks: TaskInfo,
     #[pin]
     readers: WaitQueue,
     #[pin]
@@ -110,9 +109,6 @@ pub(crate) struct Instance {
     /// `tracing_cpumask` for the recording path: a copy of the control
     /// state's mask, one bit per CPU.
     traced_cpus: [AtomicU64; cpumask::WORDS],
-    /// The pid a CPU last saved the name of (`record-cmd`), so that a
-    /// task's name is saved once per run of it on a CPU, not per event.
-    last_saved_pid: KVec<AtomicI32>,
     /// `max_graph_depth`: 0 for no limit.
     max_graph_depth: AtomicU32,
     /// The kernel events this instance records.
@@ -125,7 +121,7 @@ impl Instance {
     /// the `nop` tracer, default options, every possible CPU traced.
     pub(crate) fn new_top() -> Result<Arc<Self>> {
         let errors = KBox::new(ErrorLog::new(), GFP_KERNEL)?;
-        let slots = KVec::from_elem(Slot::EMPTY, cmdlines::DEFAULT_ENTRIES, GFP_KERNEL)?;
+        let tasks = TaskInfo::new(nr_cpu_ids(), OptionSet::defaults())?;
         let mut pages = KVec::new();
         for _ in 0..nr_cpu_ids() {
             pages.push(
@@ -140,10 +136,6 @@ impl Instance {
         let function_pids = PidFilters::new()?;
         let event_pids = PidFilters::new()?;
         let cpus = CpuMask::first(nr_cpu_ids());
-        let mut last_saved_pid = KVec::with_capacity(nr_cpu_ids(), GFP_KERNEL)?;
-        for _ in 0..nr_cpu_ids() {
-            last_saved_pid.push(AtomicI32::new(-1), GFP_KERNEL)?;
-        }
         // A strong reference for `live`, given back in `drop`.
         let live = Arc::into_raw(buffer.clone()).cast_mut();
         Arc::pin_init(
@@ -158,7 +150,7 @@ impl Instance {
                 live: AtomicPtr::new(live),
                 buffer <- new_mutex!(buffer),
                 spare <- new_mutex!(None),
-                cmdlines: TryLock::new(Cmdlines::new(slots)),
+                tasks <- tasks,
                 readers <- WaitQueue::new(),
                 control <- new_mutex!(Control {
                     tracer: &tracer::NOP,
@@ -171,7 +163,6 @@ impl Instance {
                 event_pids,
                 functions <- new_mutex!(functions),
                 traced_cpus: core::array::from_fn(|i| AtomicU64::new(cpus.words().get(i).copied().unwrap_or(0))),
-                last_saved_pid,
                 max_graph_depth: AtomicU32::new(0),
                 events <- new_mutex!(events),
             }),
@@ -208,8 +199,14 @@ impl Instance {
             // SAFETY: as above.
             unsafe { follow_forks(&mut control.event_fork, &self.event_pids, on)? };
         }
+        if option == trace_options::RECORD_TGID && on {
+            self.tasks.keep_tgids().map_err(|_| InputError::NoMemory)?;
+        }
         self.options
             .store(self.options().with(option, on).0, Relaxed);
+        if option == trace_options::RECORD_CMD || option == trace_options::RECORD_TGID {
+            self.tasks.set_options(self.options());
+        }
         if option == trace_options::OVERWRITE {
             if let Some(spare) = self.spare.lock().as_ref() {
                 spare.set_overwrite(on);
@@ -385,40 +382,9 @@ impl Instance {
         &self.readers
     }
 
-    /// The task name saved for `pid`, copied out of the (spin) lock so the
-    /// caller may sleep while using it.
-    pub(crate) fn comm(&self, pid: i32) -> Comm {
-        let mut comm = Comm {
-            bytes: [0; COMM_LEN],
-            len: 0,
-        };
-        let cmdlines = self.cmdlines.lock();
-        let name = cmdlines.find(pid).as_bytes();
-        comm.len = name.len().min(COMM_LEN);
-        comm.bytes[..comm.len].copy_from_slice(&name[..comm.len]);
-        comm
-    }
-
-    /// How many task names are kept (`saved_cmdlines_size`).
-    pub(crate) fn cmdlines_capacity(&self) -> usize {
-        self.cmdlines.lock().capacity()
-    }
-
-    /// Keeps `entries` task names from now on; the saved ones are dropped.
-    pub(crate) fn set_cmdlines_capacity(&self, entries: usize) -> Result {
-        let slots = KVec::from_elem(Slot::EMPTY, entries, GFP_KERNEL)?;
-        let old = core::mem::replace(&mut *self.cmdlines.lock(), Cmdlines::new(slots));
-        drop(old);
-        Ok(())
-    }
-
-    /// Writes `saved_cmdlines`: `pid comm` per line.
-    pub(crate) fn write_cmdlines(&self, out: &mut dyn fmt::Write) -> fmt::Result {
-        let cmdlines = self.cmdlines.lock();
-        let result = cmdlines
-            .entries()
-            .try_for_each(|(pid, comm)| writeln!(out, "{pid} {comm}"));
-        result
+    /// The names and thread groups of the tasks in the records.
+    pub(crate) fn tasks(&self) -> &TaskInfo {
+        &self.tasks
     }
 
     /// Records a `print` event with `text`, as a write to `trace_marker`
@@ -492,22 +458,21 @@ impl Instance {
                 pid,
             },
         );
+        // Not the kernel's way (it saves names only at context switches),
+        // kept so that markers name their writer whatever records.
         if self.options().has(trace_options::RECORD_CMD) {
-            let mut comm = [0u8; COMM_LEN];
-            // SAFETY: `comm` has room for a task name and its NUL.
-            unsafe { bindings::rft_current_comm(comm.as_mut_ptr()) };
-            self.cmdlines.lock().save(pid, &comm);
+            self.tasks.save_current_comm();
         }
-        let written = self.with_live_buffer(|buffer, preempt_off| {
+        self.with_live_buffer(|buffer, preempt_off| {
             // The context as the event is recorded, with preemption off, as
             // ftrace records it.
             let (flags, preempt_count) = current_context();
             EntryHeader::set_context(record, flags, preempt_count);
-            buffer.write(preempt_off, record, &|| self.now())
+            let cpu = crate::cpu_local::processor_id();
+            if buffer.write_on(cpu, preempt_off, record, &|| self.now()) {
+                self.committed(cpu);
+            }
         });
-        if written {
-            self.readers.wake_all();
-        }
         Ok(())
     }
 
@@ -530,6 +495,7 @@ impl Instance {
             return Ok(());
         }
         self.stop_tracer(control.tracer.kind);
+        self.tasks.set_tracer_running(false);
         control.tracer = &tracer::NOP;
         // Every tracer starts on an empty buffer, as ftrace's tracer_init()
         // resets it (the control lock is held, as resets need).
@@ -546,6 +512,10 @@ impl Instance {
             }
         };
         control.tracer = tracer;
+        // The function tracers name their tasks (the kernel's
+        // `tracing_start_cmdline_record` in their `init`).
+        self.tasks
+            .set_tracer_running(tracer.kind != tracer::Kind::Nop);
         drop(control);
         if skipped {
             self.log_error(
@@ -660,19 +630,26 @@ impl Instance {
 
     /// Records an event source's record of `len` bytes, given as `head` (a
     /// multiple of 4 bytes, the common fields first) and `tail`, on `cpu`
-    /// (the CPU this runs on, with preemption off) for task `pid`, unless
-    /// recording is off there. Any context.
-    pub(crate) fn record_parts(&self, cpu: usize, pid: i32, len: usize, parts: (&[u8], &[u8])) {
+    /// (the CPU this runs on, with preemption off), unless recording is
+    /// off there. Any context.
+    pub(crate) fn record_parts(&self, cpu: usize, len: usize, parts: (&[u8], &[u8])) {
         if !self.records_on(cpu) {
             return;
         }
-        self.save_comm_once(cpu, pid);
         let written = self.with_live_buffer(|buffer, preempt_off| {
             buffer.write_parts_on(cpu, preempt_off, len, parts, &|| self.now())
         });
         if written {
-            self.readers.wake_all();
+            self.committed(cpu);
         }
+    }
+
+    /// After a record was committed on `cpu` (the CPU this runs on): marks
+    /// the CPU for saving its tasks and wakes readers. Any context.
+    #[inline]
+    fn committed(&self, cpu: usize) {
+        self.tasks.committed(cpu);
+        self.readers.wake_all();
     }
 
     /// Records a `funcgraph_entry` event: the call of `func` at `depth`.
@@ -682,7 +659,7 @@ impl Instance {
         let mut record = [0u8; graph_record::GRAPH_ENTRY_RECORD_SIZE];
         let header = self.traced_header(graph_record::TYPE_GRAPH_ENT, cx);
         graph_record::encode_graph_entry(&mut record, header, func, depth);
-        self.write_traced(&record, header.pid, cx);
+        self.write_traced(&record, cx);
     }
 
     /// Records a `funcgraph_exit` event, from the function_graph tracer's
@@ -694,7 +671,7 @@ impl Instance {
         let mut record = [0u8; graph_record::GRAPH_EXIT_RECORD_SIZE];
         let header = self.traced_header(graph_record::TYPE_GRAPH_RET, cx);
         graph_record::encode_graph_exit(&mut record, header, exit);
-        self.write_traced(&record, header.pid, cx);
+        self.write_traced(&record, cx);
     }
 
     /// The common header of an event of `kind` that the dispatcher records
@@ -711,18 +688,16 @@ impl Instance {
         }
     }
 
-    /// Writes one record of task `pid` to the live buffer from the
-    /// dispatcher's context `cx`, saving the task's name, and wakes
-    /// readers.
+    /// Writes one record to the live buffer from the dispatcher's context
+    /// `cx`.
     #[inline]
-    fn write_traced(&self, record: &[u8], pid: i32, cx: &CallContext<'_>) {
-        self.save_comm_once(cx.cpu, pid);
+    fn write_traced(&self, record: &[u8], cx: &CallContext<'_>) {
         // SAFETY: `live` always points at a buffer the instance holds a
         // reference on, released only a grace period after it is replaced;
         // preemption is off (`cx`), so this is within one such period.
         let buffer = unsafe { &*self.live.load(Acquire) };
         if buffer.write_on(cx.cpu, cx.preempt_off, record, &|| self.now()) {
-            self.readers.wake_all();
+            self.committed(cx.cpu);
         }
     }
 
@@ -747,7 +722,6 @@ impl Instance {
         }
         let mut record = [0u8; function_record::FUNCTION_RECORD_SIZE];
         function_record::encode_function(&mut record, header, ip as u64, parent_ip as u64);
-        self.save_comm_once(cpu, pid);
         let stack = self
             .options()
             .has(trace_options::FUNC_STACK_TRACE)
@@ -770,28 +744,7 @@ impl Instance {
             written |= buffer.write_on(cpu, cx.preempt_off, stack.as_bytes(), &clock);
         }
         if written {
-            self.readers.wake_all();
-        }
-    }
-
-    /// Saves the current task's name for `saved_cmdlines` unless this CPU
-    /// saved it last; never waits for the lock (any context may call).
-    fn save_comm_once(&self, cpu: usize, pid: i32) {
-        if !self.options().has(trace_options::RECORD_CMD) {
-            return;
-        }
-        let Some(last) = self.last_saved_pid.get(cpu) else {
-            return;
-        };
-        if last.load(Relaxed) == pid {
-            return;
-        }
-        let mut comm = [0u8; COMM_LEN];
-        // SAFETY: `comm` has room for a task name and its NUL.
-        unsafe { bindings::rft_current_comm(comm.as_mut_ptr()) };
-        if let Some(mut cmdlines) = self.cmdlines.try_lock() {
-            cmdlines.save(pid, &comm);
-            last.store(pid, Relaxed);
+            self.committed(cpu);
         }
     }
 
@@ -861,30 +814,18 @@ impl Instance {
     }
 }
 
-/// A task name, as saved in `saved_cmdlines`.
-pub(crate) struct Comm {
-    bytes: [u8; COMM_LEN],
-    len: usize,
-}
-
-impl Comm {
-    /// The name as text.
-    pub(crate) fn as_str(&self) -> &str {
-        core::str::from_utf8(&self.bytes[..self.len]).unwrap_or("<...>")
-    }
-}
-
 #[pinned_drop]
 impl PinnedDrop for Instance {
     fn drop(self: Pin<&mut Self>) {
         // The engine, the event counters and the fork probes must not call
         // into the instance any more.
-        self.events.lock().disable_all();
+        self.events.lock().disable_all(&self);
         function_tracer::stop(&mut self.functions.lock());
         let mut control = self.control.lock();
         control.function_fork = None;
         control.event_fork = None;
         drop(control);
+        self.tasks.stop();
         // SAFETY: `live` holds a reference made by `Arc::into_raw`; no
         // writer runs any more when the instance itself goes away.
         drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });

@@ -28,6 +28,7 @@ mod ring_buffer;
 mod stack_trace;
 mod symbols;
 mod task_events;
+mod task_info;
 mod trace_readers;
 mod tracer;
 mod try_lock;

@@ -5,13 +5,16 @@
 //! (a task's last reference is about to go: it will never run again) and
 //! `sched_switch`.
 //!
-//! Users are the pid filters' `function-fork` option and the
-//! function_graph tracer's shadow stacks.
+//! Users are the pid filters' `function-fork` option, the
+//! function_graph tracer's shadow stacks and the saving of task names and
+//! thread groups ([`TaskMeetings`]: `sched_switch`, `sched_wakeup` and
+//! `sched_wakeup_new`).
 
 use crate::bindings;
+use crate::kernel_api::task::TaskRef;
 use core::ffi::c_void;
 use core::marker::PhantomData;
-use kernel::{c_str, prelude::*};
+use kernel::{c_str, prelude::*, str::CStr};
 
 /// What a user of [`TaskEventProbes`] does on each event. Both are called
 /// from tracepoints: with preemption off, and for `freed` possibly from an
@@ -227,4 +230,134 @@ unsafe extern "C" fn switch_probe<T: TaskSwitch>(
     // SAFETY: registered with a live `T` (the `SwitchProbe` invariant).
     let events = unsafe { &*data.cast::<T>() };
     events.switched(preempt, prev, next);
+}
+
+/// What a user of [`MeetingProbes`] does when the scheduler has two tasks
+/// in hand: at a context switch (from `first` to `second`, on the CPU that
+/// switches, interrupts off) and at a wake-up (`first` wakes `second`,
+/// from the waker's context, preemption off). It may not sleep.
+pub(crate) trait TaskMeetings: Sync {
+    /// The scheduler has `first` and `second` in hand on this CPU.
+    fn met(&self, first: TaskRef<'_>, second: TaskRef<'_>);
+}
+
+/// Probes on `sched_switch`, `sched_wakeup` and `sched_wakeup_new` (the
+/// kernel's `tracing_sched_register`), registered with a `T` as their
+/// data.
+///
+/// # Invariants
+///
+/// While registered, `data` points at a `T` that outlives the
+/// registration; `registered` lists each tracepoint and the probe
+/// registered on it.
+pub(crate) struct MeetingProbes<T: TaskMeetings> {
+    registered: KVec<(*mut bindings::tracepoint, *mut c_void)>,
+    data: *const T,
+}
+
+// SAFETY: the tracepoints are kernel objects; `data` is `Sync`.
+unsafe impl<T: TaskMeetings> Send for MeetingProbes<T> {}
+// SAFETY: as above.
+unsafe impl<T: TaskMeetings> Sync for MeetingProbes<T> {}
+
+impl<T: TaskMeetings> MeetingProbes<T> {
+    /// Starts calling `data` at every context switch and wake-up.
+    ///
+    /// # Safety
+    ///
+    /// `data` must outlive the returned value.
+    pub(crate) unsafe fn start(data: &T) -> Result<Self> {
+        let probes: [(&CStr, *mut c_void); 3] = [
+            (c_str!("sched_wakeup"), wakeup_meeting::<T> as *mut c_void),
+            (
+                c_str!("sched_wakeup_new"),
+                wakeup_meeting::<T> as *mut c_void,
+            ),
+            (c_str!("sched_switch"), switch_meeting::<T> as *mut c_void),
+        ];
+        let mut this = MeetingProbes {
+            registered: KVec::with_capacity(probes.len(), GFP_KERNEL)?,
+            data,
+        };
+        for (name, probe) in probes {
+            let tp = crate::kernel_api::tracepoint::find(name).ok_or(ENOENT)?;
+            // Listed first (there is room), so that no registered probe is
+            // ever left out of the list.
+            this.registered.push((tp, probe), GFP_KERNEL)?;
+            // SAFETY: each probe's signature is its tracepoint's, with the
+            // data pointer first; `data` outlives the registration (the
+            // caller's guarantee). On failure, dropping `this` removes the
+            // probes registered so far.
+            let ret = unsafe {
+                bindings::tracepoint_probe_register(tp, probe, this.data.cast_mut().cast())
+            };
+            if ret != 0 {
+                this.registered.pop();
+                return Err(Error::from_errno(ret));
+            }
+        }
+        Ok(this)
+    }
+}
+
+impl<T: TaskMeetings> Drop for MeetingProbes<T> {
+    /// Unregisters the probes; when this returns none runs any more.
+    fn drop(&mut self) {
+        for &(tp, probe) in self.registered.iter() {
+            // SAFETY: registered in `start` with these arguments.
+            unsafe {
+                bindings::tracepoint_probe_unregister(tp, probe, self.data.cast_mut().cast())
+            };
+        }
+        if !self.registered.is_empty() {
+            // SAFETY: may sleep; after it no probe runs with `data`.
+            unsafe { bindings::rft_tracepoint_synchronize_unregister() };
+        }
+    }
+}
+
+/// `sched_switch` probe of [`MeetingProbes`].
+///
+/// # Safety
+///
+/// Called by the tracepoint with the `T` given at registration and live
+/// tasks.
+unsafe extern "C" fn switch_meeting<T: TaskMeetings>(
+    data: *mut c_void,
+    _preempt: bool,
+    prev: *mut bindings::task_struct,
+    next: *mut bindings::task_struct,
+    _prev_state: u32,
+) {
+    // SAFETY: registered with a live `T` (the `MeetingProbes` invariant);
+    // both tasks live through the switch.
+    let (events, prev, next) = unsafe {
+        (
+            &*data.cast::<T>(),
+            TaskRef::from_raw(prev),
+            TaskRef::from_raw(next),
+        )
+    };
+    if let (Some(prev), Some(next)) = (prev, next) {
+        events.met(prev, next);
+    }
+}
+
+/// `sched_wakeup` and `sched_wakeup_new` probe of [`MeetingProbes`].
+///
+/// # Safety
+///
+/// Called by the tracepoint with the `T` given at registration and the
+/// live task being woken.
+unsafe extern "C" fn wakeup_meeting<T: TaskMeetings>(
+    data: *mut c_void,
+    wakee: *mut bindings::task_struct,
+) {
+    // SAFETY: registered with a live `T` (the `MeetingProbes` invariant);
+    // the wakee lives through its wake-up.
+    let (events, wakee) = unsafe { (&*data.cast::<T>(), TaskRef::from_raw(wakee)) };
+    if let Some(wakee) = wakee {
+        // The waker is the running task, alive for this call.
+        events.met(TaskRef::current(&wakee), wakee);
+    }
 }

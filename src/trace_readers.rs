@@ -297,7 +297,7 @@ fn render(
             start,
             in_ns: instance.clock().in_ns(),
         };
-        let comm = instance.comm(pid);
+        let comm = instance.tasks().comm(pid);
         fmt_result(output::write_latency_context(
             &mut out,
             comm.as_str(),
@@ -306,15 +306,25 @@ fn render(
             times,
         ))?;
     } else if context {
-        let comm = instance.comm(pid);
+        let comm = instance.tasks().comm(pid);
+        let style = output::ContextStyle {
+            irq_info: options.has(trace_options::IRQ_INFO),
+            tgid: options.has(trace_options::RECORD_TGID),
+            ts_in_ns: instance.clock().in_ns(),
+        };
+        let tgid = if style.tgid {
+            instance.tasks().tgid(pid)
+        } else {
+            0
+        };
         fmt_result(output::write_context(
             &mut out,
             comm.as_str(),
+            tgid,
             &header,
             cpu32,
             p.ts,
-            options.has(trace_options::IRQ_INFO),
-            instance.clock().in_ns(),
+            style,
         ))?;
     }
     if kernel_event {
@@ -437,6 +447,7 @@ impl TraceFile {
             s.written,
             crate::instance::online_cpus(),
             irq_info,
+            options.has(trace_options::RECORD_TGID),
         ))
     }
 }

@@ -87,7 +87,7 @@ impl OnSample for Sink {
             return;
         }
         let tail = sample.get(head_len..len).unwrap_or(&[]);
-        instance.record_parts(cpu, pid, len, (head, tail));
+        instance.record_parts(cpu, len, (head, tail));
     }
 }
 

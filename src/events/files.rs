@@ -221,7 +221,7 @@ static SET_EVENT: Attribute = Attribute {
     max_write: MAX_SET_EVENT_WRITE,
     truncate: Some(|inst, _| {
         let mut states = inst.events();
-        states.disable_all();
+        states.disable_all(inst);
         states.clear_pending();
     }),
 };

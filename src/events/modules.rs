@@ -97,7 +97,7 @@ impl Follower {
             Ok(ids) => ids,
             Err(e) => return pr_warn!("cannot list a going module's events: {e:?}\n"),
         };
-        let used = self.instance.events().forget(&ids);
+        let used = self.instance.events().forget(&self.instance, &ids);
         tree::remove(&ids);
         if let Err(e) = catalog::remove_module(module) {
             pr_warn!("cannot forget a going module's events: {e:?}\n");

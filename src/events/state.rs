@@ -23,6 +23,8 @@ use kernel::sync::Arc;
 /// and grows to the largest id used.
 pub(crate) struct EventStates {
     captures: KVec<Option<Capture>>,
+    /// How many of `captures` are enabled.
+    enabled: usize,
     filters: KVec<FilterState>,
     /// Whether the event was enabled since it appeared: when a module
     /// goes, the buffer is cleared if one of its events was (its ids will
@@ -51,7 +53,8 @@ struct FilterState {
 
 impl Drop for EventStates {
     fn drop(&mut self) {
-        self.disable_all();
+        let count = self.captures.len();
+        self.stop((0..count).map(|id| id as u16));
         self.retired.wait();
     }
 }
@@ -70,6 +73,7 @@ impl EventStates {
         Ok(EventStates {
             retired: Retired::new()?,
             captures: KVec::new(),
+            enabled: 0,
             filters: KVec::new(),
             was_enabled: KVec::new(),
             system_refusals: KVec::new(),
@@ -95,12 +99,27 @@ impl EventStates {
         let capture = slot(&mut self.captures, id)?;
         match (on, capture.is_some()) {
             (true, false) => {
+                // As the kernel, task names and thread groups are saved
+                // from before the event records.
+                self.enabled += 1;
+                events_enabled(instance, self.enabled);
                 // SAFETY: the capture lives in `instance`'s own states, which
                 // the instance disables (`disable_all`) before it goes.
-                *capture = Some(unsafe { Capture::start(instance, event.clone(), filter)? });
+                match unsafe { Capture::start(instance, event.clone(), filter) } {
+                    Ok(started) => *capture = Some(started),
+                    Err(e) => {
+                        self.enabled -= 1;
+                        events_enabled(instance, self.enabled);
+                        return Err(e);
+                    }
+                }
                 *slot(&mut self.was_enabled, id)? = true;
             }
-            (false, true) => *capture = None,
+            (false, true) => {
+                *capture = None;
+                self.enabled = self.enabled.saturating_sub(1);
+                events_enabled(instance, self.enabled);
+            }
             _ => {}
         }
         Ok(())
@@ -201,7 +220,7 @@ impl EventStates {
         on: bool,
     ) -> Result {
         if !on {
-            self.disable(events.iter().map(|e| e.id));
+            self.disable(instance, events.iter().map(|e| e.id));
             return Ok(());
         }
         let mut first_error = None;
@@ -219,20 +238,32 @@ impl EventStates {
         first_error.map_or(Ok(()), Err)
     }
 
-    /// Disables the events of `ids`.
-    fn disable(&mut self, ids: impl Iterator<Item = u16>) {
+    /// Disables the events of `ids` (of `instance`, whose states these
+    /// are).
+    fn disable(&mut self, instance: &Instance, ids: impl Iterator<Item = u16>) {
+        if self.stop(ids) > 0 {
+            events_enabled(instance, self.enabled);
+        }
+    }
+
+    /// Stops the captures of `ids`; returns how many there were.
+    fn stop(&mut self, ids: impl Iterator<Item = u16>) -> usize {
         let mut stopped = KVec::new();
+        let mut count = 0;
         for id in ids {
             let Some(slot) = self.captures.get_mut(usize::from(id)) else {
                 continue;
             };
             if let Some(capture) = slot.take() {
+                count += 1;
                 // Without room to batch it, the capture is dropped at once
                 // and waits for its handlers on its own.
                 let _ = stopped.push(capture, GFP_KERNEL);
             }
         }
         capture::stop_all(stopped, &self.retired);
+        self.enabled = self.enabled.saturating_sub(count);
+        count
     }
 
     /// Gives every enabled event a counter on `cpu`, which came online.
@@ -245,18 +276,18 @@ impl EventStates {
         }
     }
 
-    /// Disables every event.
-    pub(crate) fn disable_all(&mut self) {
+    /// Disables every event of `instance`, whose states these are.
+    pub(crate) fn disable_all(&mut self, instance: &Instance) {
         let count = self.captures.len();
-        self.disable((0..count).map(|id| id as u16));
+        self.disable(instance, (0..count).map(|id| id as u16));
     }
 
     /// Forgets events `ids`, whose module is going: disables them and
     /// drops their filters. Returns whether one of them was enabled since
     /// it appeared (the buffer then holds records whose ids will be
     /// reused).
-    pub(crate) fn forget(&mut self, ids: &[u16]) -> bool {
-        self.disable(ids.iter().copied());
+    pub(crate) fn forget(&mut self, instance: &Instance, ids: &[u16]) -> bool {
+        self.disable(instance, ids.iter().copied());
         let mut used = false;
         for &id in ids {
             let id = usize::from(id);
@@ -474,6 +505,12 @@ impl Write for Bytes<'_> {
             .extend_from_slice(s.as_bytes(), GFP_KERNEL)
             .map_err(|_| fmt::Error)
     }
+}
+
+/// Tells `instance` how many events it records now: while it records
+/// some, it saves the tasks it sees as `record-cmd` and `record-tgid` say.
+fn events_enabled(instance: &Instance, count: usize) {
+    instance.tasks().set_events_enabled(count > 0);
 }
 
 /// Logs an event that cannot be recorded, when many were enabled.

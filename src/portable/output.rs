@@ -118,25 +118,46 @@ pub(crate) fn latency_flags(flags: u8, preempt_count: u8) -> [u8; 5] {
     ]
 }
 
-/// Writes the context columns that start a line of `trace`:
-/// `comm-pid [cpu] flags seconds.micros: ` (or the raw time stamp when the
-/// clock does not count nanoseconds).
+/// How the context columns of `trace` lines print: what the options
+/// `irq-info` and `record-tgid` add and the clock's unit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContextStyle {
+    /// `irq-info`: the five latency columns.
+    pub(crate) irq_info: bool,
+    /// `record-tgid`: the thread group column.
+    pub(crate) tgid: bool,
+    /// The clock counts nanoseconds (else the raw time stamp prints).
+    pub(crate) ts_in_ns: bool,
+}
+
+/// Writes the context columns that start a line of `trace`
+/// (`trace_print_context`): `comm-pid [cpu] flags seconds.micros: `, with
+/// `record-tgid` the task's thread group after the pid (`(-------)` when
+/// unknown: `tgid` 0).
 pub(crate) fn write_context(
     out: &mut dyn fmt::Write,
     comm: &str,
+    tgid: i32,
     entry: &EntryHeader,
     cpu: u32,
     ts: u64,
-    irq_info: bool,
-    ts_in_ns: bool,
+    style: ContextStyle,
 ) -> fmt::Result {
-    write!(out, "{comm:>16}-{:<7} [{cpu:03}] ", entry.pid)?;
-    if irq_info {
+    write!(out, "{comm:>16}-{:<7} ", entry.pid)?;
+    if style.tgid {
+        if tgid == 0 {
+            out.write_str("(-------) ")?;
+        } else {
+            write!(out, "({tgid:7}) ")?;
+        }
+    }
+    write!(out, "[{cpu:03}] ")?;
+    if style.irq_info {
         for c in latency_flags(entry.flags, entry.preempt_count) {
             out.write_char(char::from(c))?;
         }
     }
-    if ts_in_ns {
+    if style.ts_in_ns {
         let micros = ts / 1000;
         write!(out, " {:5}.{:06}: ", micros / 1_000_000, micros % 1_000_000)
     } else {
@@ -144,7 +165,10 @@ pub(crate) fn write_context(
     }
 }
 
-/// Writes the header of the `trace` file.
+/// Writes the header of the `trace` file (`print_event_info`, then
+/// `print_func_help_header_irq` or `print_func_help_header`): with
+/// `irq_info` the legend of the latency columns, with `tgid` the `TGID`
+/// column.
 pub(crate) fn write_trace_header(
     out: &mut dyn fmt::Write,
     tracer: &str,
@@ -152,29 +176,63 @@ pub(crate) fn write_trace_header(
     written: u64,
     online_cpus: u32,
     irq_info: bool,
+    tgid: bool,
 ) -> fmt::Result {
     writeln!(out, "# tracer: {tracer}\n#")?;
     writeln!(
         out,
         "# entries-in-buffer/entries-written: {entries}/{written}   #P:{online_cpus}\n#"
     )?;
-    if irq_info {
-        out.write_str(
-            "#                              _-----=> irqs-off/BH-disabled\n\
-             #                             / _----=> need-resched\n\
-             #                            | / _---=> hardirq/softirq\n\
-             #                            || / _--=> preempt-depth\n\
-             #                            ||| / _-=> migrate-disable\n\
-             #                            |||| /     delay\n\
-             #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n\
-             #              | |         |   |||||     |         |\n",
-        )
-    } else {
-        out.write_str(
-            "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n\
-             #              | |         |         |         |\n",
-        )
+    if !irq_info {
+        let (title, bar) = if tgid {
+            ("   TGID   ", "     |    ")
+        } else {
+            ("", "")
+        };
+        writeln!(
+            out,
+            "#           TASK-PID    {title} CPU#     TIMESTAMP  FUNCTION"
+        )?;
+        return writeln!(out, "#              | |      {bar}   |         |         |");
     }
+    // The kernel's own construction: the legend moves right by the width
+    // of the TGID column, cut from these strings.
+    const SPACE: &str = "            ";
+    let prec = if tgid { 12 } else { 2 };
+    writeln!(
+        out,
+        "#                            {SPACE:.prec$}  _-----=> irqs-off/BH-disabled"
+    )?;
+    writeln!(
+        out,
+        "#                            {SPACE:.prec$} / _----=> need-resched"
+    )?;
+    writeln!(
+        out,
+        "#                            {SPACE:.prec$}| / _---=> hardirq/softirq"
+    )?;
+    writeln!(
+        out,
+        "#                            {SPACE:.prec$}|| / _--=> preempt-depth"
+    )?;
+    writeln!(
+        out,
+        "#                            {SPACE:.prec$}||| / _-=> migrate-disable"
+    )?;
+    writeln!(
+        out,
+        "#                            {SPACE:.prec$}|||| /     delay"
+    )?;
+    writeln!(
+        out,
+        "#           TASK-PID  {:.prec$} CPU#  |||||  TIMESTAMP  FUNCTION",
+        "     TGID   "
+    )?;
+    writeln!(
+        out,
+        "#              | |    {:.prec$}   |   |||||     |         |",
+        "       |    "
+    )
 }
 
 /// What the `latency-format` header of `trace` shows (ftrace's
@@ -303,6 +361,12 @@ mod tests {
         s
     }
 
+    const STYLE: ContextStyle = ContextStyle {
+        irq_info: true,
+        tgid: false,
+        ts_in_ns: true,
+    };
+
     #[test]
     fn context_matches_ftrace() {
         let e = EntryHeader {
@@ -311,12 +375,45 @@ mod tests {
             preempt_count: 0,
             pid: 1234,
         };
-        let line = text(|s| write_context(s, "bash", &e, 1, 12_345_678_901, true, true));
+        let line = text(|s| write_context(s, "bash", 0, &e, 1, 12_345_678_901, STYLE));
         assert_eq!(line, "            bash-1234    [001] .....    12.345678: ");
-        let line = text(|s| write_context(s, "bash", &e, 1, 12_345_678_901, false, true));
+        let style = ContextStyle {
+            irq_info: false,
+            ..STYLE
+        };
+        let line = text(|s| write_context(s, "bash", 0, &e, 1, 12_345_678_901, style));
         assert_eq!(line, "            bash-1234    [001]     12.345678: ");
-        let line = text(|s| write_context(s, "bash", &e, 1, 42, true, false));
+        let style = ContextStyle {
+            ts_in_ns: false,
+            ..STYLE
+        };
+        let line = text(|s| write_context(s, "bash", 0, &e, 1, 42, style));
         assert_eq!(line, "            bash-1234    [001] .....           42: ");
+    }
+
+    #[test]
+    fn context_with_tgid_matches_ftrace() {
+        let e = EntryHeader {
+            kind: 5,
+            flags: 0,
+            preempt_count: 0,
+            pid: 1235,
+        };
+        let style = ContextStyle {
+            tgid: true,
+            ..STYLE
+        };
+        // "%16s-%-7d ", then "(%7d) " or "(-------) ", then "[%03d] ".
+        let line = text(|s| write_context(s, "bash", 1234, &e, 1, 12_345_678_901, style));
+        assert_eq!(
+            line,
+            "            bash-1235    (   1234) [001] .....    12.345678: "
+        );
+        let line = text(|s| write_context(s, "bash", 0, &e, 0, 12_345_678_901, style));
+        assert_eq!(
+            line,
+            "            bash-1235    (-------) [000] .....    12.345678: "
+        );
     }
 
     #[test]
@@ -355,13 +452,54 @@ mod tests {
         );
     }
 
+    /// The column lines of the `trace` header: after the buffer's counts.
+    fn columns(irq_info: bool, tgid: bool) -> String {
+        let h = text(|s| write_trace_header(s, "nop", 3, 5, 2, irq_info, tgid));
+        let start = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 3/5   #P:2\n#\n";
+        assert!(h.starts_with(start));
+        h[start.len()..].to_string()
+    }
+
+    // The expected texts are what the kernel's printf formats
+    // (`print_func_help_header*`) print.
     #[test]
     fn header_has_the_kernel_columns() {
-        let h = text(|s| write_trace_header(s, "nop", 3, 5, 2, true));
-        assert!(
-            h.starts_with("# tracer: nop\n#\n# entries-in-buffer/entries-written: 3/5   #P:2\n#\n")
+        assert_eq!(
+            columns(true, false),
+            "#                                _-----=> irqs-off/BH-disabled\n\
+             #                               / _----=> need-resched\n\
+             #                              | / _---=> hardirq/softirq\n\
+             #                              || / _--=> preempt-depth\n\
+             #                              ||| / _-=> migrate-disable\n\
+             #                              |||| /     delay\n\
+             #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n\
+             #              | |         |   |||||     |         |\n"
         );
-        assert!(h.contains("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"));
+        assert_eq!(
+            columns(false, false),
+            "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n\
+             #              | |         |         |         |\n"
+        );
+    }
+
+    #[test]
+    fn header_with_tgid_has_the_kernel_columns() {
+        assert_eq!(
+            columns(true, true),
+            "#                                          _-----=> irqs-off/BH-disabled\n\
+             #                                         / _----=> need-resched\n\
+             #                                        | / _---=> hardirq/softirq\n\
+             #                                        || / _--=> preempt-depth\n\
+             #                                        ||| / _-=> migrate-disable\n\
+             #                                        |||| /     delay\n\
+             #           TASK-PID       TGID    CPU#  |||||  TIMESTAMP  FUNCTION\n\
+             #              | |           |       |   |||||     |         |\n"
+        );
+        assert_eq!(
+            columns(false, true),
+            "#           TASK-PID       TGID    CPU#     TIMESTAMP  FUNCTION\n\
+             #              | |           |       |         |         |\n"
+        );
     }
 
     #[test]

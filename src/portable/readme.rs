@@ -56,8 +56,16 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 \t\t\t  cpuN/stats: that CPU's buffer counters;
 \t\t\t  cpuN/buffer_size_kb: that CPU's buffer size, writable;
 \t\t\t  cpuN/snapshot: that CPU's part of the snapshot (write 2 clears it)
-  saved_cmdlines\t- the task names kept for pids seen in events
-  saved_cmdlines_size\t- how many task names are kept (1 to 32768)
+  saved_cmdlines\t- the task names kept for pids seen in events, saved at
+\t\t\t  context switches while a function tracer runs or events are
+\t\t\t  recorded (options/record-cmd), and by trace_marker writes
+  saved_cmdlines_size\t- how many task names are kept; writing N (1 to 32768) keeps
+\t\t\t  at least N (all that fit the kernel's allocation for N)
+  saved_tgids\t\t- pid tgid: the thread group of pids, saved at context switches
+\t\t\t  while events are recorded with options/record-tgid set, which
+\t\t\t  also adds the TGID column to trace and trace_pipe
+  printk_formats\t- address : \"string\" of each string the kernel's events
+\t\t\t  record a pointer to (trace_printk() formats, tracepoint strings)
   buffer_size_kb\t- size of each CPU's buffer in KiB (X if they differ);
 \t\t\t  writing resizes every CPU's buffer and empties it
   buffer_total_size_kb\t- the sizes of all CPUs' buffers added up

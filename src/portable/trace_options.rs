@@ -51,6 +51,9 @@ trace_options! {
         CONTEXT_INFO = 6, "context-info", true;
         LATENCY_FORMAT = 7, "latency-format", false;
         RECORD_CMD = 8, "record-cmd", true;
+        /// The thread group of tasks is saved at context switches while
+        /// events are recorded (`saved_tgids`), and `trace` lines show it.
+        RECORD_TGID = 16, "record-tgid", false;
         OVERWRITE = 9, "overwrite", true;
         IRQ_INFO = 10, "irq-info", true;
         MARKERS = 11, "markers", true;
@@ -191,6 +194,48 @@ mod tests {
         let set = OptionSet::defaults();
         assert!(set.has(PRINT_PARENT) && set.has(OVERWRITE) && set.has(MARKERS));
         assert!(!set.has(RAW) && !set.has(SYM_OFFSET) && !set.has(LATENCY_FORMAT));
+        assert!(set.has(RECORD_CMD) && !set.has(RECORD_TGID));
+    }
+
+    #[test]
+    fn general_options_in_the_kernels_order() {
+        // TRACE_FLAGS of kernel/trace/trace.h (7.2), then FUNCTION_FLAGS,
+        // cut to the options rftrace has.
+        let kernel = [
+            "print-parent",
+            "sym-offset",
+            "sym-addr",
+            "verbose",
+            "raw",
+            "hex",
+            "bin",
+            "block",
+            "fields",
+            "trace_printk",
+            "annotate",
+            "userstacktrace",
+            "sym-userobj",
+            "printk-msg-only",
+            "context-info",
+            "latency-format",
+            "record-cmd",
+            "record-tgid",
+            "overwrite",
+            "disable_on_free",
+            "irq-info",
+            "markers",
+            "event-fork",
+            "trace_printk_dest",
+            "copy_trace_marker",
+            "pause-on-trace",
+            "hash-ptr",
+            "bitmask-list",
+            "function-trace",
+            "function-fork",
+        ];
+        let ours: Vec<&str> = ALL.iter().map(|o| o.name).collect();
+        let theirs: Vec<&str> = kernel.into_iter().filter(|n| ours.contains(n)).collect();
+        assert_eq!(ours, theirs);
     }
 
     #[test]
@@ -280,34 +325,6 @@ mod tests {
         // General options in the low word, tracers' in the high one.
         assert!(ALL.iter().all(|o| o.bit < 1 << 32));
         assert!(TRACER_OPTIONS.iter().all(|o| o.bit >= 1 << 32));
-    }
-
-    #[test]
-    fn general_options_are_in_the_kernels_order() {
-        // `TRACE_FLAGS` of kernel/trace/trace.h, less the options rftrace
-        // does not have.
-        let names: Vec<&str> = ALL.iter().map(|o| o.name).collect();
-        assert_eq!(
-            names,
-            [
-                "print-parent",
-                "sym-offset",
-                "sym-addr",
-                "raw",
-                "hex",
-                "bin",
-                "context-info",
-                "latency-format",
-                "record-cmd",
-                "overwrite",
-                "irq-info",
-                "markers",
-                "event-fork",
-                "pause-on-trace",
-                "function-trace",
-                "function-fork",
-            ]
-        );
     }
 
     #[test]

@@ -94,7 +94,8 @@ impl GraphView {
             return Ok(Printed::Unhandled);
         };
         let options = instance.options();
-        let comm = |pid: i32, out: &mut dyn Write| out.write_str(instance.comm(pid).as_str());
+        let comm =
+            |pid: i32, out: &mut dyn Write| out.write_str(instance.tasks().comm(pid).as_str());
         let cx = GraphContext {
             print: PrintContext {
                 symbols: &Kallsyms,

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What an instance keeps of the tasks its records name: their names
+//! (`saved_cmdlines`) and thread groups (`saved_tgids`), and when it saves
+//! them.
+//!
+//! As the kernel does (kernel/trace/trace_sched_switch.c): each record
+//! committed marks its CPU (`trace_taskinfo_save`); while names or thread
+//! groups are wanted, probes on `sched_switch`, `sched_wakeup` and
+//! `sched_wakeup_new` save the two tasks the scheduler has in hand on a
+//! marked CPU (`prev` and `next`, or the waker and the wakee) and clear the
+//! mark once both are saved. So a task that calls `exec` shows by its new
+//! name from its next switch on.
+//!
+//! Names are wanted while the function or function_graph tracer runs (the
+//! kernel's `tracing_start_cmdline_record` in their `init`, whatever
+//! `record-cmd` says) or while events are enabled with `record-cmd` on;
+//! thread groups while events are enabled with `record-tgid` on (the
+//! kernel's function tracers do not start tgid recording).
+
+use crate::cpu_local;
+use crate::kernel_api::task::{self, TaskRef};
+use crate::portable::{
+    cmdlines::{self, Cmdlines, Slot, COMM_LEN, NO_CMDLINE_MAP, PID_MAP_ENTRIES},
+    tgids::Tgids,
+    trace_options::{self, OptionSet},
+};
+use crate::task_events::{MeetingProbes, TaskMeetings};
+use crate::try_lock::TryLock;
+use core::fmt;
+use core::sync::atomic::{
+    AtomicBool, AtomicI32, AtomicU8,
+    Ordering::{Relaxed, Release},
+};
+use kernel::{
+    new_mutex,
+    prelude::*,
+    sync::{Mutex, SetOnce},
+};
+
+/// The task names, in memory of the kernel's kind (`kvmalloc`).
+type NameTable = Cmdlines<KVVec<u32>, KVVec<Slot>>;
+
+/// A name table keeping what the kernel's keeps when asked for `requested`
+/// entries. May sleep.
+fn name_table(requested: usize) -> Result<NameTable> {
+    let map = KVVec::from_elem(NO_CMDLINE_MAP, PID_MAP_ENTRIES, GFP_KERNEL)?;
+    let capacity = cmdlines::capacity_for(requested, kernel::page::PAGE_SIZE);
+    let slots = KVVec::from_elem(Slot::EMPTY, capacity, GFP_KERNEL)?;
+    Ok(Cmdlines::new(map, slots))
+}
+
+/// The probes save task names.
+const SAVE_COMM: u8 = 1;
+/// The probes save thread groups.
+const SAVE_TGID: u8 = 2;
+
+/// Who wants task information saved: the kernel's `sched_cmdline_ref` and
+/// `sched_tgid_ref`, for one instance.
+#[derive(Clone, Copy)]
+struct Wanted {
+    /// The function or function_graph tracer runs.
+    tracer: bool,
+    /// Some event is enabled.
+    events: bool,
+    /// `record-cmd` is on.
+    record_cmd: bool,
+    /// `record-tgid` is on.
+    record_tgid: bool,
+}
+
+impl Wanted {
+    /// What the probes save (`SAVE_*`); 0 when nothing is wanted.
+    fn saving(self) -> u8 {
+        let comm = self.tracer || (self.events && self.record_cmd);
+        let tgid = self.events && self.record_tgid;
+        (if comm { SAVE_COMM } else { 0 }) | (if tgid { SAVE_TGID } else { 0 })
+    }
+}
+
+/// The probes and why they run.
+struct Saver {
+    wanted: Wanted,
+    probes: Option<MeetingProbes<TaskInfo>>,
+}
+
+/// The task names and thread groups of one instance.
+///
+/// # Invariants
+///
+/// The probes in `saver` are registered with this value as their data;
+/// they are dropped (unregistered) before it goes.
+///
+/// # Lock order
+///
+/// `saver` is taken under the instance's `control` lock or its events
+/// lock, and takes only the tracepoint locks. `cmdlines` is a leaf.
+#[pin_data(PinnedDrop)]
+pub(crate) struct TaskInfo {
+    /// Per CPU: a record was committed there since the tasks the scheduler
+    /// met there were last saved (`trace_taskinfo_save`).
+    pending: KVec<AtomicBool>,
+    /// What the probes save now (`SAVE_*`).
+    saving: AtomicU8,
+    /// Taken by the probes only with `try_lock`.
+    cmdlines: TryLock<NameTable>,
+    /// pid → tgid, allocated when `record-tgid` is first set, as the
+    /// kernel's `tgid_map` (kept from then on).
+    tgids: SetOnce<Tgids<KVVec<AtomicI32>>>,
+    #[pin]
+    saver: Mutex<Saver>,
+}
+
+impl TaskInfo {
+    /// Nothing saved yet, for `cpus` CPUs and an instance whose options
+    /// are `options`.
+    pub(crate) fn new(cpus: usize, options: OptionSet) -> Result<impl PinInit<Self>> {
+        let names = name_table(cmdlines::DEFAULT_ENTRIES)?;
+        let mut pending = KVec::with_capacity(cpus, GFP_KERNEL)?;
+        for _ in 0..cpus {
+            pending.push(AtomicBool::new(false), GFP_KERNEL)?;
+        }
+        let wanted = Wanted {
+            tracer: false,
+            events: false,
+            record_cmd: options.has(trace_options::RECORD_CMD),
+            record_tgid: options.has(trace_options::RECORD_TGID),
+        };
+        Ok(pin_init!(Self {
+            pending,
+            saving: AtomicU8::new(0),
+            cmdlines: TryLock::new(names),
+            tgids: SetOnce::new(),
+            saver <- new_mutex!(Saver {
+                wanted,
+                probes: None,
+            }),
+        }))
+    }
+
+    /// A record was committed on `cpu` (the CPU this runs on). Any context.
+    #[inline]
+    pub(crate) fn committed(&self, cpu: usize) {
+        if let Some(pending) = self.pending.get(cpu) {
+            pending.store(true, Relaxed);
+        }
+    }
+
+    /// Saves the running task's name now (a `trace_marker` write with
+    /// `record-cmd` on). Process context.
+    pub(crate) fn save_current_comm(&self) {
+        let current = TaskRef::current(self);
+        let comm = current.comm();
+        self.cmdlines.lock().save(current.pid(), &comm);
+    }
+
+    /// The task name saved for `pid`, copied out of the (spin) lock so the
+    /// caller may sleep while using it.
+    pub(crate) fn comm(&self, pid: i32) -> Comm {
+        let mut comm = Comm {
+            bytes: [0; COMM_LEN],
+            len: 0,
+        };
+        let cmdlines = self.cmdlines.lock();
+        let name = cmdlines.find(pid).as_bytes();
+        comm.len = name.len().min(COMM_LEN);
+        comm.bytes[..comm.len].copy_from_slice(&name[..comm.len]);
+        comm
+    }
+
+    /// How many task names are kept (`saved_cmdlines_size`).
+    pub(crate) fn cmdlines_capacity(&self) -> usize {
+        self.cmdlines.lock().capacity()
+    }
+
+    /// Keeps at least `entries` task names from now on (as many as the
+    /// kernel would); the saved ones are dropped.
+    pub(crate) fn set_cmdlines_capacity(&self, entries: usize) -> Result {
+        let names = name_table(entries)?;
+        let old = core::mem::replace(&mut *self.cmdlines.lock(), names);
+        drop(old);
+        Ok(())
+    }
+
+    /// Writes `saved_cmdlines`: `pid comm` per line.
+    pub(crate) fn write_cmdlines(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        let cmdlines = self.cmdlines.lock();
+        let result = cmdlines
+            .entries()
+            .try_for_each(|(pid, comm)| writeln!(out, "{pid} {comm}"));
+        result
+    }
+
+    /// The thread group saved for `pid`, 0 when none is.
+    pub(crate) fn tgid(&self, pid: i32) -> i32 {
+        self.tgids.as_ref().map_or(0, |tgids| tgids.find(pid))
+    }
+
+    /// Writes `saved_tgids`: `pid tgid` per line, by pid; empty until
+    /// `record-tgid` was first set.
+    pub(crate) fn write_tgids(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        self.tgids
+            .as_ref()
+            .map_or(Ok(()), |tgids| tgids.write_saved(out))
+    }
+
+    /// Makes room for a thread group per pid, unless there is already
+    /// (`record-tgid` set: the kernel's `trace_alloc_tgid_map`).
+    pub(crate) fn keep_tgids(&self) -> Result {
+        let _saver = self.saver.lock();
+        if self.tgids.as_ref().is_some() {
+            return Ok(());
+        }
+        let slots = task::pid_max() + 1;
+        let mut table = KVVec::with_capacity(slots, GFP_KERNEL)?;
+        for _ in 0..slots {
+            table.push(AtomicI32::new(0), GFP_KERNEL)?;
+        }
+        self.tgids.populate(Tgids::new(table));
+        Ok(())
+    }
+
+    /// The function or function_graph tracer starts (`true`) or stops.
+    pub(crate) fn set_tracer_running(&self, running: bool) {
+        self.update(|wanted| wanted.tracer = running);
+    }
+
+    /// Whether any event is enabled now.
+    pub(crate) fn set_events_enabled(&self, any: bool) {
+        self.update(|wanted| wanted.events = any);
+    }
+
+    /// `record-cmd` or `record-tgid` changed: `options` are the new ones.
+    pub(crate) fn set_options(&self, options: OptionSet) {
+        self.update(|wanted| {
+            wanted.record_cmd = options.has(trace_options::RECORD_CMD);
+            wanted.record_tgid = options.has(trace_options::RECORD_TGID);
+        });
+    }
+
+    /// Stops saving: the probes go. May sleep.
+    pub(crate) fn stop(&self) {
+        let probes = {
+            let mut saver = self.saver.lock();
+            self.saving.store(0, Relaxed);
+            saver.probes.take()
+        };
+        drop(probes);
+    }
+
+    /// Changes who wants task information, then starts or stops the probes
+    /// to match. May sleep.
+    fn update(&self, change: impl FnOnce(&mut Wanted)) {
+        let mut saver = self.saver.lock();
+        change(&mut saver.wanted);
+        let saving = saver.wanted.saving();
+        if saving == 0 {
+            self.saving.store(0, Relaxed);
+            drop(saver.probes.take());
+            return;
+        }
+        // Published before the probes can run.
+        self.saving.store(saving, Release);
+        if saver.probes.is_none() {
+            // SAFETY: the probes are kept in `self.saver` and dropped
+            // before `self` goes (`PinnedDrop`); `self` is pinned.
+            match unsafe { MeetingProbes::start(self) } {
+                Ok(probes) => saver.probes = Some(probes),
+                // As the kernel's `tracing_sched_register`: tracing goes on,
+                // without saving.
+                Err(e) => pr_info!("cannot save task names: no scheduler probes ({e:?})\n"),
+            }
+        }
+    }
+
+    /// Saves the names of `tasks`; false when the table is busy.
+    fn save_comms(&self, tasks: [TaskRef<'_>; 2]) -> bool {
+        let Some(mut cmdlines) = self.cmdlines.try_lock() else {
+            return false;
+        };
+        for task in tasks {
+            cmdlines.save(task.pid(), &task.comm());
+        }
+        true
+    }
+
+    /// Saves the thread groups of `tasks`; false for a pid beyond the table.
+    fn save_tgids(&self, tasks: [TaskRef<'_>; 2]) -> bool {
+        let Some(tgids) = self.tgids.as_ref() else {
+            return false;
+        };
+        // Both are tried, as the kernel does.
+        let [first, second] = tasks.map(|task| tgids.save(task.pid(), task.tgid()));
+        first && second
+    }
+}
+
+impl TaskMeetings for TaskInfo {
+    /// `tracing_record_taskinfo_sched_switch`: on a CPU that committed a
+    /// record since it last saved, saves both tasks; the mark stays until
+    /// everything wanted could be saved.
+    fn met(&self, first: TaskRef<'_>, second: TaskRef<'_>) {
+        let saving = self.saving.load(Relaxed);
+        if saving == 0 {
+            return;
+        }
+        let Some(pending) = self.pending.get(cpu_local::processor_id()) else {
+            return;
+        };
+        if !pending.load(Relaxed) {
+            return;
+        }
+        let mut done = true;
+        if saving & SAVE_COMM != 0 {
+            done &= self.save_comms([first, second]);
+        }
+        if saving & SAVE_TGID != 0 {
+            done &= self.save_tgids([first, second]);
+        }
+        if done {
+            pending.store(false, Relaxed);
+        }
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for TaskInfo {
+    fn drop(self: Pin<&mut Self>) {
+        // No probe may run with this value as its data any more.
+        self.stop();
+    }
+}
+
+/// A task name, as saved in `saved_cmdlines`.
+pub(crate) struct Comm {
+    bytes: [u8; COMM_LEN],
+    len: usize,
+}
+
+impl Comm {
+    /// The name as text.
+    pub(crate) fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.bytes[..self.len]).unwrap_or("<...>")
+    }
+}
