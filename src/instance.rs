@@ -9,6 +9,7 @@
 use crate::bindings;
 use crate::events::state::EventStates;
 use crate::fentry::CallContext;
+use crate::full_waiters::FullWaiters;
 use crate::function_filter::{FilterKind, FilterSet};
 use crate::function_tracer::{self, FunctionState};
 use crate::pid_filter::{ForkFollower, PidFilters};
@@ -98,6 +99,10 @@ pub(crate) struct Instance {
     cmdlines: TryLock<Cmdlines<KVec<Slot>>>,
     #[pin]
     readers: WaitQueue,
+    /// Readers of `trace_pipe_raw` waiting for a ring to fill, and
+    /// `buffer_percent`.
+    #[pin]
+    full_readers: FullWaiters,
     #[pin]
     control: Mutex<Control>,
     /// The function filters and the function tracer's engine slot.
@@ -160,6 +165,7 @@ impl Instance {
                 spare <- new_mutex!(None),
                 cmdlines: TryLock::new(Cmdlines::new(slots)),
                 readers <- WaitQueue::new(),
+                full_readers <- FullWaiters::new(),
                 control <- new_mutex!(Control {
                     tracer: &tracer::NOP,
                     cpumask: cpus,
@@ -385,6 +391,21 @@ impl Instance {
         &self.readers
     }
 
+    /// Readers of `trace_pipe_raw` waiting for a ring to fill to
+    /// `buffer_percent`.
+    pub(crate) fn full_readers(&self) -> &FullWaiters {
+        &self.full_readers
+    }
+
+    /// Wakes the readers a write to the ring of `cpu` in `buffer` may
+    /// satisfy: those waiting for any data, and those waiting for that ring
+    /// to fill to `buffer_percent`.
+    #[inline]
+    fn wake_readers(&self, buffer: &TraceBuffer, cpu: usize) {
+        self.readers.wake_all();
+        self.full_readers.wake_if_full(buffer, cpu);
+    }
+
     /// The task name saved for `pid`, copied out of the (spin) lock so the
     /// caller may sleep while using it.
     pub(crate) fn comm(&self, pid: i32) -> Comm {
@@ -498,16 +519,17 @@ impl Instance {
             unsafe { bindings::rft_current_comm(comm.as_mut_ptr()) };
             self.cmdlines.lock().save(pid, &comm);
         }
-        let written = self.with_live_buffer(|buffer, preempt_off| {
+        self.with_live_buffer(|buffer, preempt_off| {
             // The context as the event is recorded, with preemption off, as
             // ftrace records it.
             let (flags, preempt_count) = current_context();
             EntryHeader::set_context(record, flags, preempt_count);
-            buffer.write(preempt_off, record, &|| self.now())
+            // Preemption is off: the CPU id is stable.
+            let cpu = crate::cpu_local::processor_id();
+            if buffer.write_on(cpu, preempt_off, record, &|| self.now()) {
+                self.wake_readers(buffer, cpu);
+            }
         });
-        if written {
-            self.readers.wake_all();
-        }
         Ok(())
     }
 
@@ -667,12 +689,11 @@ impl Instance {
             return;
         }
         self.save_comm_once(cpu, pid);
-        let written = self.with_live_buffer(|buffer, preempt_off| {
-            buffer.write_parts_on(cpu, preempt_off, len, parts, &|| self.now())
+        self.with_live_buffer(|buffer, preempt_off| {
+            if buffer.write_parts_on(cpu, preempt_off, len, parts, &|| self.now()) {
+                self.wake_readers(buffer, cpu);
+            }
         });
-        if written {
-            self.readers.wake_all();
-        }
     }
 
     /// Records a `funcgraph_entry` event: the call of `func` at `depth`.
@@ -722,7 +743,7 @@ impl Instance {
         // preemption is off (`cx`), so this is within one such period.
         let buffer = unsafe { &*self.live.load(Acquire) };
         if buffer.write_on(cx.cpu, cx.preempt_off, record, &|| self.now()) {
-            self.readers.wake_all();
+            self.wake_readers(buffer, cx.cpu);
         }
     }
 
@@ -770,7 +791,7 @@ impl Instance {
             written |= buffer.write_on(cpu, cx.preempt_off, stack.as_bytes(), &clock);
         }
         if written {
-            self.readers.wake_all();
+            self.wake_readers(buffer, cpu);
         }
     }
 
