@@ -36,8 +36,10 @@ sample_sources = cp "$$k"/source/samples/trace_events/trace-events-sample.[ch] t
 module: setup test-tools
 	@k=$(kdir) && $(sample_sources) && $(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) modules
 
-# Static test programs the selftests run in the guest.
+# Static test programs the selftests run in the guest, and rftrace-cmd
+# (trace-cmd against rftracefs) with its preload library.
 SELFTEST_BIN := tools/testing/selftests/rftrace/bin
+TRACECMD_DIR := tools/testing/tracecmd-dir
 test-tools:
 	@cd tools/testing/rawdecode && RUSTFLAGS="-C target-feature=+crt-static" \
 		cargo build -q --release --target x86_64-unknown-linux-gnu
@@ -45,6 +47,8 @@ test-tools:
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/getpid-loop $(SELFTEST_BIN)/getpid-loop
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/pipe-pingpong $(SELFTEST_BIN)/pipe-pingpong
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/thread-pair $(SELFTEST_BIN)/thread-pair
+	@cd $(TRACECMD_DIR) && cargo build -q --release
+	@cp $(TRACECMD_DIR)/target/release/librftrace_tracecmd_dir.so $(TRACECMD_DIR)/rftrace-cmd $(SELFTEST_BIN)/
 
 run: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode demo
@@ -80,4 +84,4 @@ check: setup
 
 clean:
 	@k=$(kdir) && $(MAKE) -s -C "$$k" M=$(CURDIR) clean || true
-	rm -rf out tools/testing/hosttests/target tools/testing/rawdecode/target $(SELFTEST_BIN)
+	rm -rf out tools/testing/hosttests/target tools/testing/rawdecode/target $(TRACECMD_DIR)/target $(SELFTEST_BIN)

@@ -20,6 +20,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
+#include <linux/splice.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
@@ -52,6 +53,7 @@ const unsigned int RFT_NMI_MASK = NMI_MASK;
 const unsigned int RFT_PREEMPT_MASK = PREEMPT_MASK;
 const unsigned int RFT_O_NONBLOCK = O_NONBLOCK;
 const int RFT_IOCB_NOWAIT = IOCB_NOWAIT;
+const unsigned int RFT_SPLICE_F_NONBLOCK = SPLICE_F_NONBLOCK;
 const unsigned int RFT_EPOLLIN_RDNORM = (__force unsigned int)(EPOLLIN | EPOLLRDNORM);
 const int RFT_NOTIFY_DONE = NOTIFY_DONE;
 const unsigned long RFT_DIE_INT3 = DIE_INT3;

@@ -124,7 +124,7 @@ fn consume(run: &Run) {
             let mut took = false;
             for (cpu, cursor) in cursors.iter_mut().enumerate() {
                 if let Some(ring) = buffer.cpu(cpu) {
-                    while ring.consume_page(cursor, &mut page).is_some() {
+                    while ring.consume_page(cursor, &mut page, false).is_some() {
                         took = true;
                     }
                 }

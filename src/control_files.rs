@@ -7,6 +7,7 @@
 //! [`crate::portable`]) and applies it. Refused writes are explained in
 //! `error_log` by the file system glue.
 
+use crate::full_waiters;
 use crate::function_files::{AvailableFunctions, FilterFile};
 use crate::instance::{self, Instance};
 use crate::portable::ring_buffer::format;
@@ -50,6 +51,7 @@ const FILES: &[(&str, u16, &Attribute)] = &[
     ("printk_formats", READ_ONLY, &PRINTK_FORMATS),
     ("buffer_size_kb", READ_WRITE, &BUFFER_SIZE_KB),
     ("buffer_total_size_kb", READ_ONLY, &BUFFER_TOTAL_SIZE_KB),
+    ("buffer_percent", READ_WRITE, &BUFFER_PERCENT),
     ("trace_clock", READ_WRITE, &TRACE_CLOCK),
 ];
 
@@ -111,6 +113,23 @@ static BUFFER_TOTAL_SIZE_KB: Attribute = Attribute::read_only(|inst, _, out| {
     let total: usize = (0..buffer.nr_cpus()).map(|cpu| buffer.data_size(cpu)).sum();
     writeln!(out, "{}", total / 1024)
 });
+
+/// `buffer_percent`: how full, in percent of its pages, a CPU's ring gets
+/// before a `poll` or `splice` of its `trace_pipe_raw` wakes (0: at any
+/// data); 0 to 100, read as the kernel's `kstrtoul(.., 10, ..)`.
+static BUFFER_PERCENT: Attribute = Attribute {
+    show: |inst, _, out| writeln!(out, "{}", inst.full_readers().percent()),
+    store: Some(|inst, _, text| {
+        let percent = u32::try_from(input::parse_kstrtoul(text)?)
+            .ok()
+            .filter(|p| *p <= full_waiters::MAX_PERCENT)
+            .ok_or(InputError::BadNumber)?;
+        inst.full_readers().set_percent(percent);
+        Ok(())
+    }),
+    max_write: MAX_VALUE_WRITE,
+    truncate: None,
+};
 
 /// `per_cpu/cpuN/buffer_size_kb`: one CPU's size.
 static CPU_BUFFER_SIZE_KB: Attribute = Attribute {

@@ -9,6 +9,7 @@
 use crate::bindings;
 use crate::events::state::EventStates;
 use crate::fentry::CallContext;
+use crate::full_waiters::FullWaiters;
 use crate::function_filter::{FilterKind, FilterSet};
 use crate::function_tracer::{self, FunctionState};
 use crate::pid_filter::{ForkFollower, PidFilters};
@@ -97,6 +98,10 @@ pub(crate) struct Instance {
     tasks: TaskInfo,
     #[pin]
     readers: WaitQueue,
+    /// Readers of `trace_pipe_raw` waiting for a ring to fill, and
+    /// `buffer_percent`.
+    #[pin]
+    full_readers: FullWaiters,
     #[pin]
     control: Mutex<Control>,
     /// The function filters and the function tracer's engine slot.
@@ -152,6 +157,7 @@ impl Instance {
                 spare <- new_mutex!(None),
                 tasks <- tasks,
                 readers <- WaitQueue::new(),
+                full_readers <- FullWaiters::new(),
                 control <- new_mutex!(Control {
                     tracer: &tracer::NOP,
                     cpumask: cpus,
@@ -387,6 +393,21 @@ impl Instance {
         &self.tasks
     }
 
+    /// Readers of `trace_pipe_raw` waiting for a ring to fill to
+    /// `buffer_percent`.
+    pub(crate) fn full_readers(&self) -> &FullWaiters {
+        &self.full_readers
+    }
+
+    /// Wakes the readers a write to the ring of `cpu` in `buffer` may
+    /// satisfy: those waiting for any data, and those waiting for that ring
+    /// to fill to `buffer_percent`.
+    #[inline]
+    fn wake_readers(&self, buffer: &TraceBuffer, cpu: usize) {
+        self.readers.wake_all();
+        self.full_readers.wake_if_full(buffer, cpu);
+    }
+
     /// Records a `print` event with `text`, as a write to `trace_marker`
     /// does: at most [`records::max_print_text`] bytes of it; returns how
     /// many. Process context only (it allocates).
@@ -468,9 +489,10 @@ impl Instance {
             // ftrace records it.
             let (flags, preempt_count) = current_context();
             EntryHeader::set_context(record, flags, preempt_count);
+            // Preemption is off: the CPU id is stable.
             let cpu = crate::cpu_local::processor_id();
             if buffer.write_on(cpu, preempt_off, record, &|| self.now()) {
-                self.committed(cpu);
+                self.committed(buffer, cpu);
             }
         });
         Ok(())
@@ -636,20 +658,19 @@ impl Instance {
         if !self.records_on(cpu) {
             return;
         }
-        let written = self.with_live_buffer(|buffer, preempt_off| {
-            buffer.write_parts_on(cpu, preempt_off, len, parts, &|| self.now())
+        self.with_live_buffer(|buffer, preempt_off| {
+            if buffer.write_parts_on(cpu, preempt_off, len, parts, &|| self.now()) {
+                self.committed(buffer, cpu);
+            }
         });
-        if written {
-            self.committed(cpu);
-        }
     }
 
     /// After a record was committed on `cpu` (the CPU this runs on): marks
     /// the CPU for saving its tasks and wakes readers. Any context.
     #[inline]
-    fn committed(&self, cpu: usize) {
+    fn committed(&self, buffer: &TraceBuffer, cpu: usize) {
         self.tasks.committed(cpu);
-        self.readers.wake_all();
+        self.wake_readers(buffer, cpu);
     }
 
     /// Records a `funcgraph_entry` event: the call of `func` at `depth`.
@@ -697,7 +718,7 @@ impl Instance {
         // preemption is off (`cx`), so this is within one such period.
         let buffer = unsafe { &*self.live.load(Acquire) };
         if buffer.write_on(cx.cpu, cx.preempt_off, record, &|| self.now()) {
-            self.committed(cx.cpu);
+            self.committed(buffer, cx.cpu);
         }
     }
 
@@ -744,7 +765,7 @@ impl Instance {
             written |= buffer.write_on(cpu, cx.preempt_off, stack.as_bytes(), &clock);
         }
         if written {
-            self.committed(cpu);
+            self.committed(buffer, cpu);
         }
     }
 

@@ -13,6 +13,7 @@ mod control_files;
 mod cpu_local;
 mod events;
 mod fentry;
+mod full_waiters;
 mod function_files;
 mod function_filter;
 mod function_tracer;

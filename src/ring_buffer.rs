@@ -127,6 +127,13 @@ impl TraceBuffer {
         self.cpus.get(cpu).map(|ring| &**ring)
     }
 
+    /// Whether the ring of `cpu` is filled to `percent` of its pages (see
+    /// [`CpuRing::watermark_hit`]).
+    pub(crate) fn watermark_hit(&self, cpu: usize, percent: u32) -> bool {
+        self.cpu(cpu)
+            .is_some_and(|ring| ring.watermark_hit(percent))
+    }
+
     /// Number of rings (possible CPU ids).
     pub(crate) fn nr_cpus(&self) -> usize {
         self.cpus.len()

@@ -7,6 +7,8 @@
 //!   consumed. Opening it for writing with `O_TRUNC` empties the buffer.
 //! - `trace_pipe` (and `per_cpu/cpuN/trace_pipe`): consumes events as it
 //!   prints them, and waits for more when the buffer is empty.
+//! - `per_cpu/cpuN/trace_pipe_raw`: consumes whole pages in the binary
+//!   format ([`pipe_raw`]).
 //! - `trace_marker`: each write becomes a `print` event.
 //!
 //! - `snapshot` (and `per_cpu/cpuN/snapshot`): `trace` over the snapshot
@@ -22,6 +24,9 @@ pub(crate) const SNAPSHOT: usize = 1 << 16;
 const MAX_COMMAND: usize = 128;
 
 mod graph_view;
+mod pipe_raw;
+
+pub(crate) use pipe_raw::TracePipeRaw;
 
 use crate::bindings;
 use crate::events::text::{EventText, TextForm};
@@ -711,63 +716,6 @@ impl Stream for TracePipe {
             instance
                 .readers()
                 .wait_until(&|| Self::readable(instance, index))?;
-        }
-    }
-
-    fn readable(instance: &Instance, index: usize) -> bool {
-        has_unread(instance, index)
-    }
-}
-
-/// `per_cpu/cpuN/trace_pipe_raw`: consumes whole pages in the binary
-/// format, as trace-cmd reads them; waits for data like `trace_pipe`.
-pub(crate) struct TracePipeRaw {
-    instance: Arc<Instance>,
-    buffer: Arc<TraceBuffer>,
-    cpu: usize,
-    cursor: Cursor,
-    page: KBox<[u8; PAGE_SIZE]>,
-}
-
-impl Stream for TracePipeRaw {
-    fn open(
-        instance: &Arc<Instance>,
-        index: usize,
-        _write_only: bool,
-        _truncate: bool,
-    ) -> Result<Self> {
-        let cpu = index.checked_sub(1).ok_or(EINVAL)?;
-        Ok(TracePipeRaw {
-            instance: instance.clone(),
-            buffer: instance.buffer(),
-            cpu,
-            cursor: Cursor::new(),
-            page: page_buffer()?,
-        })
-    }
-
-    fn fill(&mut self, text: &mut KVec<u8>, _want: usize, nonblock: bool) -> Result {
-        loop {
-            if let Some(live) = newer_buffer(&self.instance, &self.buffer) {
-                if !self.buffer.cpu(self.cpu).is_some_and(|r| r.has_unread()) {
-                    self.buffer = live;
-                    self.cursor = Cursor::new();
-                }
-            }
-            let ring = self.buffer.cpu(self.cpu).ok_or(EINVAL)?;
-            if ring
-                .consume_page(&mut self.cursor, &mut self.page)
-                .is_some()
-            {
-                return Ok(text.extend_from_slice(&self.page[..], GFP_KERNEL)?);
-            }
-            if nonblock {
-                return Err(EAGAIN);
-            }
-            let (instance, index) = (&self.instance, self.cpu + 1);
-            instance
-                .readers()
-                .wait_until(&|| has_unread(instance, index))?;
         }
     }
 

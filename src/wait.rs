@@ -56,6 +56,17 @@ impl WaitQueue {
         }
     }
 
+    /// Whether a task may be waiting, read without a barrier: a waiter that
+    /// is just queueing itself may be missed. Only for a writer about to
+    /// check a condition that stays true until a reader acts (a ring
+    /// filled to its watermark), so that the next write makes up for a
+    /// wake-up missed this way.
+    pub(crate) fn may_have_sleeper(&self) -> bool {
+        // SAFETY: the head was initialised in `new`; the check only reads
+        // it, which is safe in any context.
+        unsafe { bindings::rft_waitqueue_active(self.head.get()) }
+    }
+
     /// The deferred half of [`Self::wake_all`].
     ///
     /// # Safety

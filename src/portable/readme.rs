@@ -69,6 +69,8 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   buffer_size_kb\t- size of each CPU's buffer in KiB (X if they differ);
 \t\t\t  writing resizes every CPU's buffer and empties it
   buffer_total_size_kb\t- the sizes of all CPUs' buffers added up
+  buffer_percent\t- how full (0-100%) a CPU's buffer gets before a poll or
+\t\t\t  splice of its per_cpu/cpuN/trace_pipe_raw wakes (0: any data)
   free_buffer\t\t- closing it shrinks the buffer to its minimum
   trace_clock\t\t- the clock that times events, [current] in brackets;
 \t\t\t  write a name to switch (this empties the buffer)

@@ -5,7 +5,9 @@
 //! (`trace_marker`).
 //!
 //! A [`Stream`] type supplies the behaviour; [`stream_fops`] makes the
-//! `file_operations` for it. Each open file owns a `StreamFile<T>`: the
+//! `file_operations` for it. A splice takes what [`Stream::fill_spliced`]
+//! makes (`trace_pipe_raw` has rules of its own for splices) through
+//! `copy_splice_read`. Each open file owns a `StreamFile<T>`: the
 //! stream's state and the generated text not yet read, under a mutex (reads
 //! of one open file may run concurrently, and may sleep waiting for data),
 //! and a flag that lets `poll` see pending text without the mutex.
@@ -13,8 +15,9 @@
 use super::attr::FileNode;
 use crate::bindings;
 use crate::instance::Instance;
+use crate::wait::WaitQueue;
 use kernel::{
-    ffi::{c_char, c_int, c_uint},
+    ffi::{c_char, c_int, c_long, c_uint, c_ulong},
     new_mutex,
     prelude::*,
     sync::{
@@ -29,6 +32,9 @@ use kernel::{
 const MAX_WRITE: usize = 4096;
 /// Writes up to this size are copied to the stack.
 const SMALL_WRITE: usize = 256;
+/// The most a splice makes at once: what a pipe of the default size
+/// (`PIPE_DEF_BUFFERS` pages) holds; more waits for the next splice.
+const MAX_SPLICE: usize = 16 * 4096;
 
 /// How a stream file behaves.
 pub(crate) trait Stream: Sized + Send + Unpin {
@@ -47,6 +53,20 @@ pub(crate) trait Stream: Sized + Send + Unpin {
         Err(EINVAL)
     }
 
+    /// Appends what a splice of up to `want` bytes hands out; the same as
+    /// [`Self::fill`] unless the stream has rules of its own for splices.
+    /// `splice_nonblock` is the splice's `SPLICE_F_NONBLOCK`, which (in
+    /// ftrace too) only such streams heed; `nonblock` is the file's.
+    fn fill_spliced(
+        &mut self,
+        text: &mut KVec<u8>,
+        want: usize,
+        nonblock: bool,
+        _splice_nonblock: bool,
+    ) -> Result {
+        self.fill(text, want, nonblock)
+    }
+
     /// Handles a write of `data`: the first bytes (at most 4096) of a write
     /// of `len` bytes. Returns how many of them it took (the count the
     /// `write` returns).
@@ -58,6 +78,18 @@ pub(crate) trait Stream: Sized + Send + Unpin {
     /// (for `poll`); must not block.
     fn readable(_instance: &Instance, _index: usize) -> bool {
         true
+    }
+
+    /// The queue that wakes a `poll` of file `index` of `instance` when
+    /// [`Self::readable`] may have become true.
+    fn poll_queue(instance: &Instance, _index: usize) -> &WaitQueue {
+        instance.readers()
+    }
+
+    /// `ioctl(fd, cmd)` on file `index` of `instance`; streams have none
+    /// unless they say so.
+    fn ioctl(_instance: &Instance, _index: usize, _cmd: c_uint) -> Result<c_long> {
+        Err(ENOTTY)
     }
 }
 
@@ -82,9 +114,10 @@ pub(crate) const fn stream_fops<T: Stream>() -> bindings::file_operations {
     bindings::file_operations {
         open: Some(stream_open::<T>),
         read_iter: Some(stream_read_iter::<T>),
-        splice_read: Some(bindings::copy_splice_read),
+        splice_read: Some(stream_splice_read::<T>),
         write: Some(stream_write::<T>),
         poll: Some(stream_poll::<T>),
+        unlocked_ioctl: Some(stream_ioctl::<T>),
         release: Some(stream_release::<T>),
         // SAFETY: all-zero is a valid `file_operations`.
         ..unsafe { core::mem::zeroed() }
@@ -157,7 +190,8 @@ unsafe extern "C" fn stream_release<T: Stream>(
 }
 
 /// `read_iter`: hands out generated text. It also serves `splice`, as
-/// trace-cmd reads `trace_pipe_raw` (through `copy_splice_read`).
+/// trace-cmd reads `trace_pipe_raw` (through `copy_splice_read`), with
+/// the text [`stream_splice_read`] made.
 ///
 /// # Safety
 ///
@@ -185,6 +219,56 @@ unsafe extern "C" fn stream_read_iter<T: Stream>(
         Ok(n) => n as isize,
         Err(e) => e.to_errno() as isize,
     }
+}
+
+/// `splice_read`: makes what the stream hands out to a splice
+/// ([`Stream::fill_spliced`]) unless text is still pending, then passes it
+/// to the pipe through `copy_splice_read`, whose `read_iter` takes it.
+/// Returns 0 at once if the stream made nothing. (A `read` of the same open
+/// file running meanwhile may take the text first; then the splice gets
+/// what a read would.)
+///
+/// # Safety
+///
+/// Called by the VFS with an open stream file and the splice's arguments.
+unsafe extern "C" fn stream_splice_read<T: Stream>(
+    file: *mut bindings::file,
+    ppos: *mut bindings::loff_t,
+    pipe: *mut bindings::pipe_inode_info,
+    len: usize,
+    flags: c_uint,
+) -> isize {
+    // SAFETY: `file` is an open stream file of type `T`.
+    let (state, nonblock) = unsafe {
+        (
+            state::<T>(file),
+            (*file).f_flags & bindings::RFT_O_NONBLOCK != 0,
+        )
+    };
+    let splice_nonblock = flags & bindings::RFT_SPLICE_F_NONBLOCK != 0;
+    {
+        let mut inner = state.inner.lock();
+        if inner.pos >= inner.text.len() {
+            inner.text.clear();
+            inner.pos = 0;
+            let inner = &mut *inner;
+            let want = len.min(MAX_SPLICE);
+            let filled =
+                inner
+                    .stream
+                    .fill_spliced(&mut inner.text, want, nonblock, splice_nonblock);
+            if let Err(e) = filled {
+                return e.to_errno() as isize;
+            }
+        }
+        let pending = inner.pos < inner.text.len();
+        state.pending.store(pending, Relaxed);
+        if !pending {
+            return 0;
+        }
+    }
+    // SAFETY: the arguments are this splice's own.
+    unsafe { bindings::copy_splice_read(file, ppos, pipe, len, flags) }
 }
 
 /// Hands out up to `count` bytes of generated text through `copy`, which
@@ -256,10 +340,28 @@ unsafe extern "C" fn stream_poll<T: Stream>(
     // SAFETY: `file` is an open stream file of type `T`.
     let state = unsafe { state::<T>(file) };
     // SAFETY: these are the arguments of this `poll`.
-    unsafe { state.instance.readers().poll_wait(file, table) };
+    unsafe { T::poll_queue(&state.instance, state.index).poll_wait(file, table) };
     if state.pending.load(Relaxed) || T::readable(&state.instance, state.index) {
         bindings::RFT_EPOLLIN_RDNORM
     } else {
         0
+    }
+}
+
+/// `unlocked_ioctl`: the stream's ioctls.
+///
+/// # Safety
+///
+/// Called by the VFS with an open stream file.
+unsafe extern "C" fn stream_ioctl<T: Stream>(
+    file: *mut bindings::file,
+    cmd: c_uint,
+    _arg: c_ulong,
+) -> c_long {
+    // SAFETY: `file` is an open stream file of type `T`.
+    let state = unsafe { state::<T>(file) };
+    match T::ioctl(&state.instance, state.index, cmd) {
+        Ok(value) => value,
+        Err(e) => e.to_errno() as c_long,
     }
 }

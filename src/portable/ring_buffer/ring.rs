@@ -274,6 +274,23 @@ impl<S: PageStore> CpuRing<S> {
         s.written > s.overrun + s.read
     }
 
+    /// Whether a reader waiting for the ring to fill to `percent` of its
+    /// pages should wake (the kernel's `rb_watermark_hit`): for 0, when
+    /// anything is unread; else when the writer has left the oldest unread
+    /// page and the pages written and not yet read, the writer's counted,
+    /// make up at least `percent` of the ring.
+    pub(crate) fn watermark_hit(&self, percent: u32) -> bool {
+        if !self.has_unread() {
+            return false;
+        }
+        if percent == 0 {
+            return true;
+        }
+        let (head_page, _, commit_page) = self.unread();
+        let dirty = commit_page.saturating_sub(head_page);
+        head_page < commit_page && (dirty + 1) * 100 >= u64::from(percent) * self.slots()
+    }
+
     /// Data bytes in the pages still in the ring, and the time stamp of the
     /// oldest of them (`stats`: `bytes`, `oldest event ts`).
     pub(crate) fn bytes_and_oldest(&self) -> (u64, u64) {
@@ -758,11 +775,14 @@ impl<S: PageStore> CpuRing<S> {
     /// Consumes every unread committed event of the oldest page at once and
     /// writes them to `out` as a page in the binary format (as
     /// `trace_pipe_raw` hands pages out), flagging lost events in `commit`.
-    /// Returns the number of data bytes, or `None` if nothing is unread.
+    /// Returns the number of data bytes, or `None` if nothing is unread or,
+    /// when `complete_only` (a splice of `trace_pipe_raw`), if the writer is
+    /// still on that page.
     pub(crate) fn consume_page(
         &self,
         cursor: &mut Cursor,
         out: &mut [u8; format::PAGE_SIZE],
+        complete_only: bool,
     ) -> Option<usize> {
         loop {
             let UnreadPart {
@@ -774,6 +794,9 @@ impl<S: PageStore> CpuRing<S> {
                 offset,
                 ts,
             } = self.unread_part(cursor, out)?;
+            if complete_only && head_page >= commit_page {
+                return None;
+            }
             let data = &out[format::PAGE_HEADER_SIZE + offset..format::PAGE_HEADER_SIZE + len];
             let events = PageDecoder::new(data, ts).filter(|r| r.is_ok()).count() as u64;
             let next = if head_page < commit_page {

@@ -256,7 +256,7 @@ fn partial_reads_then_whole_pages() {
     // The rest comes as binary pages that decode to the following events.
     let mut next = 10;
     let mut page = [0u8; format::PAGE_SIZE];
-    while let Some(len) = r.consume_page(&mut cursor, &mut page) {
+    while let Some(len) = r.consume_page(&mut cursor, &mut page, false) {
         let ts = u64::from_le_bytes(page[..8].try_into().unwrap_or_default());
         let commit = u64::from_le_bytes(page[8..16].try_into().unwrap_or_default());
         assert_eq!(commit & !format::MISSED_MASK, len as u64);
@@ -437,7 +437,7 @@ fn raw_pages_flag_and_count_lost_events() {
     }
     let mut cursor = Cursor::new();
     let mut page = [0u8; format::PAGE_SIZE];
-    let len = r.consume_page(&mut cursor, &mut page).unwrap_or(0);
+    let len = r.consume_page(&mut cursor, &mut page, false).unwrap_or(0);
     let commit = u64::from_le_bytes(page[8..16].try_into().unwrap_or_default());
     assert_eq!(
         commit & format::MISSED_MASK,
@@ -448,7 +448,7 @@ fn raw_pages_flag_and_count_lost_events() {
     let stored = u64::from_le_bytes(page[at..at + 8].try_into().unwrap_or_default());
     assert_eq!(stored, r.stats().overrun);
     // The next page reports no loss.
-    assert!(r.consume_page(&mut cursor, &mut page).is_some());
+    assert!(r.consume_page(&mut cursor, &mut page, false).is_some());
     let commit = u64::from_le_bytes(page[8..16].try_into().unwrap_or_default());
     assert_eq!(commit & format::MISSED_MASK, 0);
 }
@@ -474,4 +474,55 @@ fn a_payload_filled_from_two_parts_reads_back_whole() {
         &buf[..20],
         &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 0]
     );
+}
+
+#[test]
+fn complete_pages_only_leave_the_writers_page() {
+    let r = ring(8);
+    let clock = counter_clock();
+    // One page and a bit: 24-byte events (28 with their header).
+    let per_page = (PAGE_DATA_SIZE / 28) as u32;
+    for seq in 0..per_page + 3 {
+        assert!(write(&r, &clock, 0, seq, 24));
+    }
+    let mut cursor = Cursor::new();
+    let mut page = [0u8; format::PAGE_SIZE];
+    assert!(r.consume_page(&mut cursor, &mut page, true).is_some());
+    assert_eq!(
+        r.consume_page(&mut cursor, &mut page, true),
+        None,
+        "the writer's page is not handed out whole"
+    );
+    let len = r.consume_page(&mut cursor, &mut page, false);
+    assert_eq!(len, Some(3 * 28), "a read takes the writer's page as it is");
+}
+
+#[test]
+fn the_watermark_counts_pages_written_and_not_read() {
+    let r = ring(10);
+    let clock = counter_clock();
+    assert!(!r.watermark_hit(0), "an empty ring");
+    assert!(write(&r, &clock, 0, 0, 24));
+    assert!(r.watermark_hit(0), "0: any event");
+    assert!(
+        !r.watermark_hit(10),
+        "the writer is still on the first page"
+    );
+    let per_page = (PAGE_DATA_SIZE / 28) as u32;
+    let mut seq = 1;
+    // Fill pages until the writer is on the fifth: four written pages and
+    // the writer's make half of ten.
+    while unpack_pos(r.commit.load(Relaxed)).0 < 4 {
+        assert!(write(&r, &clock, 0, seq, 24));
+        seq += 1;
+    }
+    assert!(r.watermark_hit(40));
+    assert!(r.watermark_hit(50));
+    assert!(!r.watermark_hit(51));
+    let mut cursor = Cursor::new();
+    let mut page = [0u8; format::PAGE_SIZE];
+    assert!(r.consume_page(&mut cursor, &mut page, true).is_some());
+    assert!(!r.watermark_hit(50), "a page read is no longer counted");
+    assert!(r.watermark_hit(40));
+    assert!(seq > per_page);
 }

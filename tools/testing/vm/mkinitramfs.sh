@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Pack the guest's initramfs: busybox, /init, rftrace.ko and the selftests.
+# Pack the guest's initramfs: busybox, /init, rftrace.ko, the selftests and
+# trace-cmd.
 #
 #   mkinitramfs.sh KDIR OUTPUT.cpio.gz
 set -euo pipefail
@@ -8,8 +9,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 kdir=$1 output=$2
 busybox=/bin/busybox
-dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' ||
-	{ echo "mkinitramfs: busybox-static is not installed" >&2; exit 1; }
+for deb in busybox-static trace-cmd; do
+	dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q 'ok installed' ||
+		{ echo "mkinitramfs: $deb is not installed (make setup)" >&2; exit 1; }
+done
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -41,5 +44,17 @@ echo "trace-events-sample.ko:" > "$root/lib/modules/$release/modules.dep"
 # last entry that is not root's as the other owner and group.
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+# Debian's trace-cmd, at its own paths with the shared libraries it and
+# libtraceevent's plugins load and the dynamic loader (test.d/events/
+# trace_cmd.tc runs it against rftracefs and the kernel's tracefs).
+copy_with_libraries() { # FILE...
+	local file
+	for file in "$@" $(ldd "$@" | sed -n 's/^\t.*=> \(\/[^ ]*\) .*/\1/p; s/^\t\(\/[^ ]*\) .*/\1/p' | sort -u); do
+		[ -e "$root$file" ] && continue
+		mkdir -p "$root$(dirname "$file")"
+		cp -L "$file" "$root$file"
+	done
+}
+copy_with_libraries /usr/bin/trace-cmd /usr/lib/x86_64-linux-gnu/traceevent/plugins/*.so
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$output"
 echo "$output"

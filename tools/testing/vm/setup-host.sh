@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything rftrace needs on a Debian 12 host: the kernel source, the
-# LLVM/Rust toolchain, QEMU and busybox. Idempotent: a second run only checks.
+# LLVM/Rust toolchain, QEMU, busybox and trace-cmd. Idempotent: a second run
+# only checks.
 set -euo pipefail
 
 # The Linux 7.2 source package last tested; the newest 7.2.x is taken if this
@@ -11,8 +12,11 @@ say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 # udev: virtme-ng guests run the host's udevd to name their virtio ports.
+# trace-cmd: the selftests run it in the guest (the initramfs takes the
+# host's, with its libraries) against rftracefs and the kernel's tracefs.
 debs=(clang-19 lld-19 llvm-19 libclang-19-dev bc bison flex libelf-dev
-      libssl-dev libc6-dev cpio kmod busybox-static xz-utils rsync udev)
+      libssl-dev libc6-dev cpio kmod busybox-static xz-utils rsync udev
+      trace-cmd)
 
 have_all() {
 	local p

@@ -20,6 +20,11 @@
 //! `rawdecode --drain FILE` (for the benchmarks) reads any file opened
 //! non-blocking, 64 KiB at a time, until nothing is left, and prints
 //! `<bytes> <nanoseconds taken>`.
+//!
+//! `rawdecode --poll MS FILE` polls FILE for input for up to MS
+//! milliseconds and prints `readable` or `timeout`; `rawdecode --kick FILE`
+//! calls `ioctl(fd, 0)` on it (which wakes `trace_pipe_raw`'s waiters) and
+//! prints what it returned.
 
 #![allow(dead_code)]
 
@@ -273,8 +278,57 @@ fn drain(path: &str) -> io::Result<(u64, u128)> {
     Ok((total, start.elapsed().as_nanos()))
 }
 
+/// Polls `path` for input for up to `ms` milliseconds.
+fn poll_for_input(path: &str, ms: i32) -> io::Result<bool> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let mut fds = [libc::pollfd {
+        fd: file.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    }];
+    // SAFETY: `fds` is one valid pollfd.
+    match unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) } {
+        n if n < 0 => Err(io::Error::last_os_error()),
+        n => Ok(n > 0 && fds[0].revents & libc::POLLIN != 0),
+    }
+}
+
+/// `ioctl(fd, 0)` on `path`: its result, or the errno.
+fn kick(path: &str) -> io::Result<i32> {
+    let file = std::fs::OpenOptions::new().read(true).open(path)?;
+    // SAFETY: an ioctl without an argument on a descriptor owned here.
+    match unsafe { libc::ioctl(file.as_raw_fd(), 0) } {
+        r if r < 0 => Err(io::Error::last_os_error()),
+        r => Ok(r),
+    }
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() == 3 && args[0] == "--poll" {
+        let ms = args[1].parse().unwrap_or(0);
+        match poll_for_input(&args[2], ms) {
+            Ok(readable) => println!("{}", if readable { "readable" } else { "timeout" }),
+            Err(e) => {
+                eprintln!("rawdecode: {}: {e}", args[2]);
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    if args.len() == 2 && args[0] == "--kick" {
+        match kick(&args[1]) {
+            Ok(r) => println!("{r}"),
+            Err(e) => {
+                eprintln!("rawdecode: {}: {e}", args[1]);
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     if args.len() == 2 && args[0] == "--drain" {
         match drain(&args[1]) {
             Ok((bytes, ns)) => println!("{bytes} {ns}"),
