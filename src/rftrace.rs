@@ -24,6 +24,7 @@ mod kernel_api;
 mod ksyms;
 mod pid_filter;
 mod portable;
+mod probes;
 mod rftracefs;
 mod ring_buffer;
 mod stack_trace;

@@ -19,6 +19,7 @@ pub(crate) mod mount_options;
 pub(crate) mod output;
 pub(crate) mod pid_words;
 pub(crate) mod printk_formats;
+pub(crate) mod probes;
 pub(crate) mod readme;
 pub(crate) mod records;
 pub(crate) mod ring_buffer;

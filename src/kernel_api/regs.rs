@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The registers a probe hit sees (`struct pt_regs`), read by the fetch
+//! arguments of probe events.
+
+use crate::bindings;
+use kernel::types::Opaque;
+
+/// The saved registers of a probe hit, kernel or user.
+#[repr(transparent)]
+pub(crate) struct Regs(Opaque<bindings::pt_regs>);
+
+impl Regs {
+    /// The registers `regs` points at, for as long as the borrow.
+    pub(crate) fn from_raw(regs: &bindings::pt_regs) -> &Regs {
+        // SAFETY: `Regs` is a transparent wrapper of `pt_regs`, and the
+        // borrow keeps the registers alive and unchanged.
+        unsafe { &*(regs as *const bindings::pt_regs).cast::<Regs>() }
+    }
+
+    /// The raw registers.
+    pub(crate) fn as_raw(&self) -> &bindings::pt_regs {
+        // SAFETY: made from a shared borrow of a `pt_regs` (`from_raw`).
+        unsafe { &*self.0.get() }
+    }
+
+    /// The 8-byte slot at byte `offset` of `pt_regs` (the offsets
+    /// `regs_query_register_offset` gives), `None` past its end or off a
+    /// slot boundary.
+    pub(crate) fn at_offset(&self, offset: usize) -> Option<u64> {
+        let size = core::mem::size_of::<bindings::pt_regs>();
+        if offset % 8 != 0 || offset + 8 > size {
+            return None;
+        }
+        // SAFETY: `pt_regs` is all 8-byte slots on x86-64 and `offset` is
+        // a slot inside it.
+        Some(unsafe { self.0.get().cast::<u8>().add(offset).cast::<u64>().read() })
+    }
+
+    /// The instruction pointer.
+    pub(crate) fn ip(&self) -> u64 {
+        self.as_raw().ip as u64
+    }
+
+    /// The stack pointer.
+    pub(crate) fn sp(&self) -> u64 {
+        self.as_raw().sp as u64
+    }
+
+    /// The return value register.
+    pub(crate) fn return_value(&self) -> u64 {
+        self.as_raw().ax as u64
+    }
+}
