@@ -285,7 +285,10 @@ static PID_FILTER: Attribute = Attribute {
     },
     store: Some(|inst, index, text| inst.function_pids().write(index, text)),
     max_write: MAX_PIDS_WRITE,
-    truncate: Some(|inst, index| inst.function_pids().clear(index)),
+    truncate: Some(|inst, index| {
+        inst.function_pids().clear(index);
+        Ok(())
+    }),
 };
 
 /// `max_graph_depth`: how deep function_graph follows calls, 0 for no
@@ -461,5 +464,8 @@ static ERROR_LOG: Attribute = Attribute {
         Ok(())
     }),
     max_write: 0,
-    truncate: Some(|inst, _| inst.clear_errors()),
+    truncate: Some(|inst, _| {
+        inst.clear_errors();
+        Ok(())
+    }),
 };
