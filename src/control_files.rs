@@ -236,6 +236,8 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     // SAFETY: `events` is a directory of the super block being filled,
     // which `kill_sb` detaches from the event tree before tearing it down.
     unsafe { crate::events::files::populate(dir, events, instance)? };
+    // Only the top-level directory has them (there is no other yet).
+    crate::probes::files::populate(dir, instance)?;
     let per_cpu = dir.dir("per_cpu")?;
     for cpu in 0..instance.buffer().nr_cpus() {
         let name = CString::try_from_fmt(fmt!("cpu{cpu}"))?;

@@ -13,6 +13,7 @@ pub(crate) mod module;
 pub(crate) mod nofault;
 pub(crate) mod perf_event;
 pub(crate) mod printk_formats;
+pub(crate) mod rcu;
 pub(crate) mod regs;
 pub(crate) mod task;
 pub(crate) mod trace_events;
