@@ -14,3 +14,7 @@ pub(crate) mod numbers;
 pub(crate) mod registers;
 #[allow(dead_code)]
 pub(crate) mod types;
+#[allow(dead_code)]
+pub(crate) mod exec;
+#[allow(dead_code)]
+pub(crate) mod layout;
