@@ -5,3 +5,16 @@
 //! programs, record layouts, `format` files and the text of records.
 
 pub(crate) mod errors;
+// The fetch-argument half; the probe registry uses it.
+#[allow(dead_code)]
+pub(crate) mod fetch;
+#[allow(dead_code)]
+pub(crate) mod numbers;
+#[allow(dead_code)]
+pub(crate) mod registers;
+#[allow(dead_code)]
+pub(crate) mod types;
+#[allow(dead_code)]
+pub(crate) mod exec;
+#[allow(dead_code)]
+pub(crate) mod layout;
