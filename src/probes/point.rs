@@ -21,15 +21,19 @@ pub(crate) enum Attachment {
 pub(crate) struct PointHandler {
     recorder: Arc<Recorder>,
     hits: AtomicU64,
+    /// A uprobe's offset in its file.
+    file_offset: u64,
 }
 
 impl PointHandler {
-    /// A handler recording through `recorder`.
-    pub(crate) fn new(recorder: Arc<Recorder>) -> Result<Arc<Self>> {
+    /// A handler recording through `recorder`, for a point at
+    /// `file_offset` of its file (uprobes; 0 for kernel probes).
+    pub(crate) fn new(recorder: Arc<Recorder>, file_offset: u64) -> Result<Arc<Self>> {
         Ok(Arc::new(
             PointHandler {
                 recorder,
                 hits: AtomicU64::new(0),
+                file_offset,
             },
             GFP_KERNEL,
         )?)
@@ -39,7 +43,12 @@ impl PointHandler {
 impl ProbeHandler for PointHandler {
     fn on_hit(&self, hit: &Hit<'_>) {
         self.hits.fetch_add(1, Relaxed);
-        self.recorder.on_hit(hit);
+        self.recorder.record_kernel(hit, &[]);
+    }
+
+    fn on_user_hit(&self, hit: &Hit<'_>) {
+        self.hits.fetch_add(1, Relaxed);
+        self.recorder.record_user(hit, self.file_offset);
     }
 }
 

@@ -6,10 +6,11 @@
 
 use super::args::EventArgs;
 use super::fetch_env::HitEnv;
-use super::hit::{Hit, ProbeHandler};
+use super::hit::Hit;
 use super::scratch::Scratch;
 use super::sinks::PublishedSinks;
 use crate::portable::output::ENTRY_HEADER_SIZE;
+use crate::portable::probes::layout::{head_size, Head};
 use crate::ring_buffer::NoPreempt;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use kernel::{prelude::*, sync::Arc};
@@ -31,8 +32,6 @@ pub(crate) struct Recorder {
     pub(crate) space: Space,
     pub(crate) args: EventArgs,
     pub(crate) sinks: PublishedSinks,
-    /// Hits of the event's probes, as `kprobe_profile` counts them.
-    pub(crate) hits: AtomicU64,
     /// Hits that found their record buffer taken (a probe firing inside
     /// another's handler).
     pub(crate) nested: AtomicU64,
@@ -53,48 +52,48 @@ impl Recorder {
             space,
             args,
             sinks: PublishedSinks::new(),
-            hits: AtomicU64::new(0),
             nested: AtomicU64::new(0),
             scratch,
         }
     }
 
-    /// Where the arguments start in a record: after the common fields and
-    /// the probe's own (`__probe_ip`, or `__probe_func` and
-    /// `__probe_ret_ip`).
-    pub(crate) fn args_offset(&self) -> usize {
-        ENTRY_HEADER_SIZE + if self.is_return { 16 } else { 8 }
-    }
-
-    /// Builds the record of `hit` in `buf`; its length, or `None` if it
-    /// does not fit.
-    fn build(&self, hit: &Hit<'_>, (flags, depth): (u8, u8), buf: &mut [u8]) -> Option<usize> {
-        let header = buf.get_mut(..ENTRY_HEADER_SIZE)?;
-        header[..2].copy_from_slice(&self.id.to_le_bytes());
-        header[2] = flags;
-        header[3] = depth;
-        header[4..8].copy_from_slice(&crate::cpu_local::current_pid().to_le_bytes());
-        let mut at = ENTRY_HEADER_SIZE;
-        let mut put = |value: u64| -> Option<()> {
-            buf.get_mut(at..at + 8)?.copy_from_slice(&value.to_le_bytes());
-            at += 8;
-            Some(())
+    /// Builds the record of `hit` in `buf` from the fetch environment
+    /// `env`: its length, or `None` if it does not fit.
+    fn build(&self, hit: &Hit<'_>, env: &HitEnv<'_>, buf: &mut [u8]) -> Option<usize> {
+        let head = match hit.ret_ip {
+            Some(ret_ip) if self.is_return => Head::Return {
+                func: hit.addr as u64,
+                ret_ip: ret_ip as u64,
+            },
+            _ => Head::Entry {
+                ip: hit.addr as u64,
+            },
         };
-        match hit.ret_ip {
-            Some(ret_ip) if self.is_return => {
-                put(hit.addr as u64)?;
-                put(ret_ip as u64)?;
-            }
-            _ => put(hit.addr as u64)?,
-        }
-        let env = HitEnv::new(hit, self.space);
-        self.args.store(&env, buf, self.args_offset())
+        let len = self.args.measure(env, self.is_return);
+        let record = buf.get_mut(..len)?;
+        record[..2].copy_from_slice(&self.id.to_le_bytes());
+        record[4..8].copy_from_slice(&crate::cpu_local::current_pid().to_le_bytes());
+        head.store(record);
+        self.args
+            .store(env, record, head_size(self.is_return), self.is_return);
+        Some(len)
     }
-}
 
-impl ProbeHandler for Recorder {
-    fn on_hit(&self, hit: &Hit<'_>) {
-        self.hits.fetch_add(1, Relaxed);
+    /// Offers the record in `record` to every instance, in context
+    /// `(flags, depth)`, on this CPU with preemption off.
+    fn offer(&self, record: &mut [u8], (flags, depth): (u8, u8), preempt_off: &NoPreempt) {
+        if record.len() < ENTRY_HEADER_SIZE {
+            return;
+        }
+        record[2] = flags;
+        record[3] = depth;
+        let cpu = crate::cpu_local::processor_id();
+        self.sinks.for_each(preempt_off, |sink| sink.offer(record, cpu));
+    }
+
+    /// Records a hit of a kernel probe; with preemption off, never
+    /// sleeps. `entry_data`: what a return probe saved at the entry.
+    pub(crate) fn record_kernel(&self, hit: &Hit<'_>, entry_data: &[u8]) {
         if self.sinks.is_empty() {
             return;
         }
@@ -103,14 +102,36 @@ impl ProbeHandler for Recorder {
         let context = crate::instance::current_context();
         let preempt_off = NoPreempt::new();
         let cpu = crate::cpu_local::processor_id();
+        let env = HitEnv::new(hit, self.space, entry_data, 0);
         let done = self.scratch.with(cpu, context.0, &preempt_off, |buf| {
-            if let Some(len) = self.build(hit, context, buf) {
-                self.sinks
-                    .for_each(&preempt_off, |sink| sink.offer(&buf[..len], cpu));
+            if let Some(len) = self.build(hit, &env, buf) {
+                self.offer(&mut buf[..len], context, &preempt_off);
             }
         });
         if done.is_none() {
             self.nested.fetch_add(1, Relaxed);
         }
+    }
+
+    /// Records a hit of a uprobe, in the probed task with preemption on:
+    /// the arguments are fetched first (user memory may fault in), into a
+    /// buffer of this CPU held by its mutex, then the record is offered,
+    /// as the kernel's `__uprobe_trace_func` does. `file_offset`: the
+    /// probe's offset in its file. May sleep.
+    pub(crate) fn record_user(&self, hit: &Hit<'_>, file_offset: u64) {
+        if self.sinks.is_empty() {
+            return;
+        }
+        let env = HitEnv::new(hit, self.space, &[], file_offset);
+        self.scratch.with_user(|buf| {
+            if let Some(len) = self.build(hit, &env, buf) {
+                let preempt_off = NoPreempt::new();
+                // The probed task's context: the handler's own preemption
+                // disabling is not counted, as `tracing_gen_ctx_dec`.
+                let (flags, depth) = crate::instance::current_context();
+                let depth = depth.saturating_sub(1);
+                self.offer(&mut buf[..len], (flags, depth), &preempt_off);
+            }
+        });
     }
 }

@@ -5,12 +5,16 @@
 //! taken for the length of one hit. A hit that finds its buffer taken (a
 //! probe firing inside another probe's handler, in the same context) is
 //! missed, as the kernel's kprobes miss a nested hit.
+//!
+//! Uprobe hits fetch with preemption on (user memory may have to be paged
+//! in), into a buffer per CPU held by its mutex, as the kernel's
+//! `uprobe_buffer_get`.
 
 use crate::portable::output::{FLAG_HARDIRQ, FLAG_NMI, FLAG_SOFTIRQ};
 use crate::ring_buffer::NoPreempt;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, Ordering::Acquire, Ordering::Release};
-use kernel::prelude::*;
+use kernel::{new_mutex, prelude::*, sync::Mutex};
 
 /// The room for one record: what one ring-buffer page holds, the most an
 /// event record can be.
@@ -32,6 +36,8 @@ struct Slot {
 /// `bytes` of a slot is only borrowed by the holder of its `taken` flag.
 pub(crate) struct Scratch {
     slots: KVec<KBox<Slot>>,
+    /// For uprobe hits, by CPU.
+    user: KVec<Pin<KBox<Mutex<KBox<[u8; RECORD_MAX]>>>>>,
 }
 
 // SAFETY: a slot's bytes are used by one holder at a time (type invariant).
@@ -55,7 +61,22 @@ impl Scratch {
                 GFP_KERNEL,
             )?;
         }
-        Ok(Scratch { slots })
+        let mut user = KVec::with_capacity(cpus, GFP_KERNEL)?;
+        for _ in 0..cpus {
+            let buf = KBox::new([0u8; RECORD_MAX], GFP_KERNEL)?;
+            user.push(KBox::pin_init(new_mutex!(buf), GFP_KERNEL)?, GFP_KERNEL)?;
+        }
+        Ok(Scratch { slots, user })
+    }
+
+    /// Runs `f` on the uprobe buffer of the CPU this runs on, holding its
+    /// mutex (the task may move to another CPU meanwhile: the buffer is
+    /// still its own while it holds the mutex). May sleep.
+    pub(crate) fn with_user<R>(&self, f: impl FnOnce(&mut [u8; RECORD_MAX]) -> R) -> Option<R> {
+        let cpu = crate::cpu_local::processor_id();
+        let slot = self.user.get(cpu).or_else(|| self.user.first())?;
+        let mut buf = slot.lock();
+        Some(f(&mut buf))
     }
 
     /// Runs `f` on the buffer of `cpu` (this CPU, preemption off) in the
