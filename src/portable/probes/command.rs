@@ -48,6 +48,8 @@ pub(crate) const MAX_TRACE_ARGS: usize = 128;
 pub(crate) const KRETPROBE_MAXACTIVE_MAX: u32 = 4096;
 
 /// Which file the line was written to.
+// The variants are named after the files.
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Source {
     /// `kprobe_events`.
@@ -309,15 +311,17 @@ pub(crate) struct ArgWord<'a> {
 /// The argument words of a line: all words after the first two.
 fn arg_words(line: &[u8]) -> impl Iterator<Item = ArgWord<'_>> {
     let mut logged = 0;
-    Words::new(line).enumerate().filter_map(move |(i, (_, text))| {
-        let offset = logged;
-        logged += text.len() + 1;
-        i.checked_sub(2).map(|index| ArgWord {
-            index,
-            text,
-            logged_offset: offset,
+    Words::new(line)
+        .enumerate()
+        .filter_map(move |(i, (_, text))| {
+            let offset = logged;
+            logged += text.len() + 1;
+            i.checked_sub(2).map(|index| ArgWord {
+                index,
+                text,
+                logged_offset: offset,
+            })
         })
-    })
 }
 
 /// A command that adds a probe event.
@@ -552,17 +556,39 @@ impl Log<'_> {
     }
 }
 
+/// The first two words of a command and how many follow them.
+struct Head<'a> {
+    /// `argv[0]`.
+    word0: &'a [u8],
+    /// `argv[1]`.
+    word1: &'a [u8],
+    /// Where `argv[1]` starts in the line.
+    start1: usize,
+    /// `argc - 2`.
+    nr_args: usize,
+}
+
 /// The first two words, or `Cancel` if there are fewer.
-fn head(line: &[u8]) -> Result<((usize, &[u8]), (usize, &[u8]), usize), Parse> {
+fn head(line: &[u8]) -> Result<Head<'_>, Parse> {
     let mut words = Words::new(line);
-    let first = words.next().ok_or(Parse::Cancel)?;
-    let second = words.next().ok_or(Parse::Cancel)?;
-    Ok((first, second, words.count()))
+    let (_, word0) = words.next().ok_or(Parse::Cancel)?;
+    let (start1, word1) = words.next().ok_or(Parse::Cancel)?;
+    Ok(Head {
+        word0,
+        word1,
+        start1,
+        nr_args: words.count(),
+    })
 }
 
 /// `r[MAXACTIVE]`: checks of `__trace_kprobe_create()`. `colon` is where
 /// the first `:` after the first byte is.
-fn parse_maxactive(log: &Log<'_>, word0: &[u8], is_return: bool, colon: Option<usize>) -> Result<u32, Parse> {
+fn parse_maxactive(
+    log: &Log<'_>,
+    word0: &[u8],
+    is_return: bool,
+    colon: Option<usize>,
+) -> Result<u32, Parse> {
     if !word0.get(1).is_some_and(u8::is_ascii_digit) {
         return Ok(0);
     }
@@ -634,17 +660,18 @@ fn parse_kprobe(line: &[u8], resolver: &mut dyn PlaceResolver) -> Result<ProbeCo
         line,
     };
     // Both a first byte other than `p`/`r` and fewer than two words cancel.
-    let ((_, word0), (start1, word1), nr_args) = head(line)?;
+    let Head {
+        word0,
+        word1,
+        start1,
+        nr_args,
+    } = head(line)?;
     let is_return = match word0.first() {
         Some(b'r') => true,
         Some(b'p') => false,
         _ => return Err(Parse::Cancel),
     };
-    let colon = word0
-        .iter()
-        .skip(1)
-        .position(|&b| b == b':')
-        .map(|i| i + 1);
+    let colon = word0.iter().skip(1).position(|&b| b == b':').map(|i| i + 1);
     let maxactive = parse_maxactive(&log, word0, is_return, colon)?;
     let place = parse_kprobe_place(word1, start1, is_return, resolver).map_err(|e| log.place(e))?;
     let names = match colon {
@@ -678,7 +705,12 @@ fn parse_uprobe(line: &[u8], resolver: &mut dyn PlaceResolver) -> Result<ProbeCo
         subsystem: Subsystem::TraceUprobe,
         line,
     };
-    let ((_, word0), (start1, word1), nr_args) = head(line)?;
+    let Head {
+        word0,
+        word1,
+        start1,
+        nr_args,
+    } = head(line)?;
     let mut is_return = match word0.first() {
         Some(b'r') => true,
         Some(b'p') => false,
@@ -732,7 +764,12 @@ fn parse_fprobe(line: &[u8]) -> Result<ProbeCommand, Parse> {
         subsystem: Subsystem::TraceFprobe,
         line,
     };
-    let ((_, word0), (start1, word1), nr_args) = head(line)?;
+    let Head {
+        word0,
+        word1,
+        start1,
+        nr_args,
+    } = head(line)?;
     let tracepoint = match word0.first() {
         Some(b'f') => false,
         Some(b't') => true,

@@ -283,7 +283,12 @@ mod tests {
         s
     }
 
-    fn kprobe<'a>(is_return: bool, maxactive: u32, at: KprobeAt<'a>, args: &'a dyn ProbeArgs) -> ListedProbe<'a> {
+    fn kprobe<'a>(
+        is_return: bool,
+        maxactive: u32,
+        at: KprobeAt<'a>,
+        args: &'a dyn ProbeArgs,
+    ) -> ListedProbe<'a> {
         ListedProbe {
             is_return,
             group: b"kprobes",
@@ -308,14 +313,26 @@ mod tests {
             symbol: b"ext4:ext4_sync_fs",
             offset: 16,
         };
-        assert_eq!(line(&kprobe(true, 0, at, &NoArgs)), "r:kprobes/ev ext4:ext4_sync_fs+16\n");
-        assert_eq!(line(&kprobe(true, 8, at, &NoArgs)), "r8:kprobes/ev ext4:ext4_sync_fs+16\n");
+        assert_eq!(
+            line(&kprobe(true, 0, at, &NoArgs)),
+            "r:kprobes/ev ext4:ext4_sync_fs+16\n"
+        );
+        assert_eq!(
+            line(&kprobe(true, 8, at, &NoArgs)),
+            "r8:kprobes/ev ext4:ext4_sync_fs+16\n"
+        );
         // maxactive shows on return probes only.
-        assert_eq!(line(&kprobe(false, 8, at, &NoArgs)), "p:kprobes/ev ext4:ext4_sync_fs+16\n");
+        assert_eq!(
+            line(&kprobe(false, 8, at, &NoArgs)),
+            "p:kprobes/ev ext4:ext4_sync_fs+16\n"
+        );
         let at = KprobeAt::Address {
             pointer_text: b"00000000deadbeef",
         };
-        assert_eq!(line(&kprobe(false, 0, at, &NoArgs)), "p:kprobes/ev 0x00000000deadbeef\n");
+        assert_eq!(
+            line(&kprobe(false, 0, at, &NoArgs)),
+            "p:kprobes/ev 0x00000000deadbeef\n"
+        );
     }
 
     #[test]
@@ -331,7 +348,10 @@ mod tests {
             },
             args: &NoArgs,
         };
-        assert_eq!(line(&up(false, 0)), "p:uprobes/p_sh_0x10 /bin/sh:0x0000000000000010\n");
+        assert_eq!(
+            line(&up(false, 0)),
+            "p:uprobes/p_sh_0x10 /bin/sh:0x0000000000000010\n"
+        );
         assert_eq!(
             line(&up(true, 0x20)),
             "r:uprobes/p_sh_0x10 /bin/sh:0x0000000000000010(0x20)\n"
@@ -344,11 +364,21 @@ mod tests {
             args: &NoArgs,
         };
         assert_eq!(
-            line(&f(true, ListedPlace::Fprobe { symbol: b"vfs_read" })),
+            line(&f(
+                true,
+                ListedPlace::Fprobe {
+                    symbol: b"vfs_read"
+                }
+            )),
             "f:fprobes/e vfs_read%return\n"
         );
         assert_eq!(
-            line(&f(false, ListedPlace::Tprobe { tracepoint: b"sched_switch" })),
+            line(&f(
+                false,
+                ListedPlace::Tprobe {
+                    tracepoint: b"sched_switch"
+                }
+            )),
             "t:fprobes/e sched_switch\n"
         );
     }
@@ -400,7 +430,9 @@ mod tests {
             is_return: true,
             group: b"fprobes",
             event: b"e",
-            place: ListedPlace::Fprobe { symbol: b"vfs_read" },
+            place: ListedPlace::Fprobe {
+                symbol: b"vfs_read",
+            },
             args: &NoArgs,
         };
         assert!(f.head_matches(b"vfs_read"));

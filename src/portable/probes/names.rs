@@ -289,7 +289,13 @@ mod tests {
     fn names(text: &[u8]) -> (Option<&'static str>, Option<&'static str>) {
         let parsed = parse_event_name(text, 0).expect("good names");
         let leak = |n: Option<Name>| {
-            n.map(|n| &*Box::leak(String::from_utf8(n.as_bytes().to_vec()).unwrap().into_boxed_str()))
+            n.map(|n| {
+                &*Box::leak(
+                    String::from_utf8(n.as_bytes().to_vec())
+                        .unwrap()
+                        .into_boxed_str(),
+                )
+            })
         };
         (leak(parsed.group), leak(parsed.event))
     }
@@ -325,7 +331,10 @@ mod tests {
         assert_eq!(e(b"g/e-v"), ProbeError::at(ProbeErrorCode::BadEventName, 4));
         assert_eq!(e(b"e:v"), ProbeError::at(ProbeErrorCode::BadEventName, 2));
         let long_event = [b'e'; 64];
-        assert_eq!(e(&long_event), ProbeError::at(ProbeErrorCode::EventTooLong, 2));
+        assert_eq!(
+            e(&long_event),
+            ProbeError::at(ProbeErrorCode::EventTooLong, 2)
+        );
         assert!(parse_event_name(&long_event[1..], 2).is_ok());
         let mut grp_long_event = b"g/".to_vec();
         grp_long_event.extend_from_slice(&long_event);
@@ -375,14 +384,23 @@ mod tests {
             uprobe_event_name(b"/usr/lib/libc.so.6", 0x4f0).as_bytes(),
             b"p_libc_0x4f0"
         );
-        assert_eq!(uprobe_event_name(b"/bin/my-prog", 16).as_bytes(), b"p_my_0x10");
+        assert_eq!(
+            uprobe_event_name(b"/bin/my-prog", 16).as_bytes(),
+            b"p_my_0x10"
+        );
         assert_eq!(uprobe_event_name(b"prog_a", 1).as_bytes(), b"p_prog_0x1");
         // A uprobe's generated name is not sanitized.
         assert_eq!(uprobe_event_name(b"/x/a:b", 1).as_bytes(), b"p_a:b_0x1");
-        assert_eq!(fprobe_event_name(false, b"vfs_read").as_bytes(), b"vfs_read__entry");
+        assert_eq!(
+            fprobe_event_name(false, b"vfs_read").as_bytes(),
+            b"vfs_read__entry"
+        );
         assert_eq!(fprobe_event_name(true, b"m:f").as_bytes(), b"m_f__exit");
         assert_eq!(tprobe_event_name(b"9p_req").as_bytes(), b"_9p_req");
-        assert_eq!(tprobe_event_name(b"sched_switch").as_bytes(), b"sched_switch");
+        assert_eq!(
+            tprobe_event_name(b"sched_switch").as_bytes(),
+            b"sched_switch"
+        );
     }
 
     #[test]

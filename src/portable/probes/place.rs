@@ -270,7 +270,8 @@ pub(crate) fn parse_kprobe_place(
             .map_err(|_| refused(ProbeErrorCode::BadProbeAddr, 0, EINVAL))?;
         symbol_text = &symbol_text[..sign];
     }
-    let offset = u32::try_from(offset).map_err(|_| refused(ProbeErrorCode::BadProbeAddr, 0, EINVAL))?;
+    let offset =
+        u32::try_from(offset).map_err(|_| refused(ProbeErrorCode::BadProbeAddr, 0, EINVAL))?;
     match resolver.count_symbol(symbol_text) {
         SymbolCount::Unique => {}
         SymbolCount::NotUnique => return Err(refused(ProbeErrorCode::NonUniqSymbol, 0, EINVAL)),
@@ -324,7 +325,10 @@ pub(crate) fn parse_uprobe_place(
     if !is_uprobe_place(word) {
         return Err(PlaceError::Cancel);
     }
-    let colon = word.iter().rposition(|&b| b == b':').ok_or(PlaceError::Cancel)?;
+    let colon = word
+        .iter()
+        .rposition(|&b| b == b':')
+        .ok_or(PlaceError::Cancel)?;
     let path = &word[..colon];
     match resolver.find_file(path) {
         FileLookup::Regular => {}
@@ -462,13 +466,31 @@ mod tests {
         assert!(p.is_return && !p.flags.is_return);
 
         let p = parse_kprobe_place(b"vfs_read+0x10", 4, false, &mut ok()).unwrap();
-        assert_eq!(p.place, Place::Symbol { symbol: 4..12, offset: 16 });
+        assert_eq!(
+            p.place,
+            Place::Symbol {
+                symbol: 4..12,
+                offset: 16
+            }
+        );
         assert!(p.flags.fentry);
         let p = parse_kprobe_place(b"ext4:ext4_sync_fs%return", 2, false, &mut ok()).unwrap();
-        assert_eq!(p.place, Place::Symbol { symbol: 2..19, offset: 0 });
+        assert_eq!(
+            p.place,
+            Place::Symbol {
+                symbol: 2..19,
+                offset: 0
+            }
+        );
         assert!(p.is_return && p.flags.is_return && !p.flags.fentry);
         let p = parse_kprobe_place(b"f-0", 0, false, &mut ok()).unwrap();
-        assert_eq!(p.place, Place::Symbol { symbol: 0..1, offset: 0 });
+        assert_eq!(
+            p.place,
+            Place::Symbol {
+                symbol: 0..1,
+                offset: 0
+            }
+        );
     }
 
     #[test]
@@ -521,13 +543,21 @@ mod tests {
         let p = parse_uprobe_place(b"/bin/sh:0x10", 3, &mut ok()).unwrap();
         assert_eq!(
             p.place,
-            Place::File { path: 3..10, offset: 16, ref_ctr_offset: 0 }
+            Place::File {
+                path: 3..10,
+                offset: 16,
+                ref_ctr_offset: 0
+            }
         );
         assert!(!p.percent_return);
         let p = parse_uprobe_place(b"/a:b/c:100%return(0x20)", 0, &mut ok()).unwrap();
         assert_eq!(
             p.place,
-            Place::File { path: 0..6, offset: 100, ref_ctr_offset: 32 }
+            Place::File {
+                path: 0..6,
+                offset: 100,
+                ref_ctr_offset: 32
+            }
         );
         assert!(p.percent_return);
         assert!(!is_uprobe_place(b"/bin/sh:x10"));

@@ -32,15 +32,20 @@ impl Kernel {
 
 impl PlaceResolver for Kernel {
     fn count_symbol(&mut self, symbol: &[u8]) -> SymbolCount {
-        self.asked.push(format!("count {}", String::from_utf8_lossy(symbol)));
+        self.asked
+            .push(format!("count {}", String::from_utf8_lossy(symbol)));
         self.count
     }
     fn function_entry(&mut self, symbol: &[u8], offset: u32) -> FunctionEntry {
-        self.asked.push(format!("entry {}+{offset}", String::from_utf8_lossy(symbol)));
+        self.asked.push(format!(
+            "entry {}+{offset}",
+            String::from_utf8_lossy(symbol)
+        ));
         self.entry
     }
     fn find_file(&mut self, path: &[u8]) -> FileLookup {
-        self.asked.push(format!("file {}", String::from_utf8_lossy(path)));
+        self.asked
+            .push(format!("file {}", String::from_utf8_lossy(path)));
         self.file
     }
     fn has_fprobe_events(&self) -> bool {
@@ -67,7 +72,11 @@ fn add_with(line: &str, source: Source, k: &mut Kernel) -> ProbeCommand {
 }
 
 /// The error of `line`: (subsystem, code, caret, errno).
-fn error_with(line: &str, source: Source, k: &mut Kernel) -> (Subsystem, ProbeErrorCode, usize, i32) {
+fn error_with(
+    line: &str,
+    source: Source,
+    k: &mut Kernel,
+) -> (Subsystem, ProbeErrorCode, usize, i32) {
     match parse_command(line.as_bytes(), source, k) {
         Err(CommandError {
             errno,
@@ -120,7 +129,12 @@ fn name(n: &Name) -> &str {
 }
 
 fn event_name(line: &str, p: &ProbeCommand) -> String {
-    String::from_utf8(p.event_name(line.as_bytes(), b"00000000c0ffee00").as_bytes().to_vec()).unwrap()
+    String::from_utf8(
+        p.event_name(line.as_bytes(), b"00000000c0ffee00")
+            .as_bytes()
+            .to_vec(),
+    )
+    .unwrap()
 }
 
 fn many_args(head: &str, n: usize) -> String {
@@ -140,7 +154,12 @@ fn words_split_as_argv_split() {
     let words: Vec<(usize, &[u8])> = Words::new(line).collect();
     assert_eq!(
         words,
-        vec![(2, &b"p:e"[..]), (6, b"vfs_read"), (15, b"a=1"), (20, b"b=2")]
+        vec![
+            (2, &b"p:e"[..]),
+            (6, b"vfs_read"),
+            (15, b"a=1"),
+            (20, b"b=2")
+        ]
     );
     // A comment and a NUL end the line.
     assert_eq!(Words::new(b"p:e f # a=1").count(), 2);
@@ -185,7 +204,13 @@ fn kprobe_commands() {
     assert_eq!(p.kind, ProbeKind::Kprobe);
     assert_eq!(name(&p.group), "kprobes");
     assert_eq!(p.event.as_ref().map(name), Some("myprobe"));
-    assert_eq!(p.place, Place::Symbol { symbol: 10..18, offset: 0 });
+    assert_eq!(
+        p.place,
+        Place::Symbol {
+            symbol: 10..18,
+            offset: 0
+        }
+    );
     assert_eq!(p.maxactive, 0);
     assert!(p.flags.kernel && p.flags.fentry && !p.flags.is_return);
     assert_eq!(p.nr_args, 2);
@@ -194,8 +219,16 @@ fn kprobe_commands() {
     assert_eq!(
         args,
         vec![
-            ArgWord { index: 0, text: b"a=%di", logged_offset: 19 },
-            ArgWord { index: 1, text: b"+8(%si):u32", logged_offset: 25 },
+            ArgWord {
+                index: 0,
+                text: b"a=%di",
+                logged_offset: 19
+            },
+            ArgWord {
+                index: 1,
+                text: b"+8(%si):u32",
+                logged_offset: 25
+            },
         ]
     );
     assert_eq!(p.notice, None);
@@ -205,7 +238,10 @@ fn kprobe_commands() {
 
     let p = add("r:grp/ev vfs_read", Kp);
     assert_eq!(p.kind, ProbeKind::Kretprobe);
-    assert_eq!((name(&p.group), p.event.as_ref().map(name)), ("grp", Some("ev")));
+    assert_eq!(
+        (name(&p.group), p.event.as_ref().map(name)),
+        ("grp", Some("ev"))
+    );
     assert!(p.flags.is_return && !p.flags.fentry);
 
     let p = add("p:grp.ev vfs_read%return", Kp);
@@ -216,7 +252,13 @@ fn kprobe_commands() {
     let line = "p vfs_read+16";
     let p = add(line, Kp);
     assert_eq!(p.event, None);
-    assert_eq!(p.place, Place::Symbol { symbol: 2..10, offset: 16 });
+    assert_eq!(
+        p.place,
+        Place::Symbol {
+            symbol: 2..10,
+            offset: 16
+        }
+    );
     assert_eq!(event_name(line, &p), "p_vfs_read_16");
     let line = "r ext4:ext4_sync_fs";
     assert_eq!(event_name(line, &add(line, Kp)), "r_ext4_ext4_sync_fs_0");
@@ -270,18 +312,30 @@ fn maxactive() {
 fn kprobe_place_errors_at_word_one() {
     assert_eq!(error("p:e vfs_read%ret", Kp), kerr(E::BadAddrSuffix, 4 + 8));
     assert_eq!(error("p:e vfs_read-8", Kp), kerr(E::BadProbeAddr, 4));
-    assert_eq!(error("p:e vfs_read+0x100000000", Kp), kerr(E::BadProbeAddr, 4));
+    assert_eq!(
+        error("p:e vfs_read+0x100000000", Kp),
+        kerr(E::BadProbeAddr, 4)
+    );
     let mut k = Kernel::new();
     k.count = SymbolCount::NotUnique;
     assert_eq!(error_with("p:e dup", Kp, &mut k), kerr(E::NonUniqSymbol, 4));
     let mut k = Kernel::new();
     k.count = SymbolCount::Missing;
     // The place is checked before the name.
-    assert_eq!(error_with("p:1bad nosuch", Kp, &mut k), kerr(E::BadProbeAddr, 7));
+    assert_eq!(
+        error_with("p:1bad nosuch", Kp, &mut k),
+        kerr(E::BadProbeAddr, 7)
+    );
     let mut k = Kernel::new();
     k.entry = FunctionEntry::NotEntry;
-    assert_eq!(error_with("r:e vfs_read+8", Kp, &mut k), kerr(E::BadRetprobe, 4));
-    assert_eq!(error_with("p:e vfs_read+8%return", Kp, &mut k), kerr(E::BadRetprobe, 4));
+    assert_eq!(
+        error_with("r:e vfs_read+8", Kp, &mut k),
+        kerr(E::BadRetprobe, 4)
+    );
+    assert_eq!(
+        error_with("p:e vfs_read+8%return", Kp, &mut k),
+        kerr(E::BadRetprobe, 4)
+    );
     let p = add_with("p:e vfs_read+8", Kp, &mut k);
     assert!(!p.flags.fentry);
 }
@@ -312,7 +366,10 @@ fn too_many_args() {
         (Subsystem::TraceKprobe, E::TooManyArgs, 4 + 9, E2BIG)
     );
     // Names come first.
-    assert_eq!(error(&many_args("p:1 vfs_read", 129), Kp), kerr(E::BadEventName, 2));
+    assert_eq!(
+        error(&many_args("p:1 vfs_read", 129), Kp),
+        kerr(E::BadEventName, 2)
+    );
     // The uprobe parser counts before it looks at the place.
     assert_eq!(
         error(&many_args("p:e nofile", 129), Up),
@@ -340,16 +397,25 @@ fn meta_args() {
         })
     );
     // At the last `$arg` word.
-    assert_eq!(add("p:e vfs_read $arg* $arg2", Kp).notice.map(|n| n.pos), Some(19));
+    assert_eq!(
+        add("p:e vfs_read $arg* $arg2", Kp).notice.map(|n| n.pos),
+        Some(19)
+    );
     assert_eq!(add("p:e vfs_read $arg1", Kp).notice, None);
     assert_eq!(add("r:e vfs_read $arg1", Kp).notice, None);
     assert_eq!(error("p:e 0x1000 $arg1", Kp), kerr(E::NofentryArgs, 11));
     let mut k = Kernel::new();
     k.entry = FunctionEntry::NotEntry;
-    assert_eq!(error_with("p:e f+4 $arg1", Kp, &mut k), kerr(E::NofentryArgs, 8));
+    assert_eq!(
+        error_with("p:e f+4 $arg1", Kp, &mut k),
+        kerr(E::NofentryArgs, 8)
+    );
     assert_eq!(error("p:e vfs_read $argx", Kp), kerr(E::BadVar, 13));
     assert_eq!(error("p:e vfs_read $arg", Kp), kerr(E::BadVar, 13));
-    assert_eq!(error("p:e vfs_read $arg* a=1 $arg*", Kp), kerr(E::DoubleArgs, 23));
+    assert_eq!(
+        error("p:e vfs_read $arg* a=1 $arg*", Kp),
+        kerr(E::DoubleArgs, 23)
+    );
     // Uprobes do not look.
     assert_eq!(add("p:e /bin/sh:1 $arg*", Up).notice, None);
 }
@@ -377,7 +443,10 @@ fn other_parsers_commands() {
     // A kprobe place without ':' is the kprobe parser's.
     let mut k = Kernel::new();
     k.count = SymbolCount::Missing;
-    assert_eq!(error_with("p:e /bin/sh", Dyn, &mut k), kerr(E::BadProbeAddr, 4));
+    assert_eq!(
+        error_with("p:e /bin/sh", Dyn, &mut k),
+        kerr(E::BadProbeAddr, 4)
+    );
 }
 
 #[test]
@@ -386,7 +455,14 @@ fn uprobe_commands() {
     let p = add(line, Up);
     assert_eq!(p.kind, ProbeKind::Uprobe);
     assert_eq!(name(&p.group), "uprobes");
-    assert_eq!(p.place, Place::File { path: 4..11, offset: 16, ref_ctr_offset: 0 });
+    assert_eq!(
+        p.place,
+        Place::File {
+            path: 4..11,
+            offset: 16,
+            ref_ctr_offset: 0
+        }
+    );
     assert!(p.flags.user && !p.flags.kernel && !p.flags.is_return);
     assert_eq!(p.subsystem(), Subsystem::TraceUprobe);
     assert_eq!(p.nr_args, 1);
@@ -400,7 +476,14 @@ fn uprobe_commands() {
     assert_eq!(event_name(line, &p), "p_sh_0xa");
     let p = add("p:g/e /bin/sh:0x10%return(0x8)", Up);
     assert_eq!(p.kind, ProbeKind::Uretprobe);
-    assert_eq!(p.place, Place::File { path: 6..13, offset: 16, ref_ctr_offset: 8 });
+    assert_eq!(
+        p.place,
+        Place::File {
+            path: 6..13,
+            offset: 16,
+            ref_ctr_offset: 8
+        }
+    );
     // Only "p:"/"r:" name the event: "r5:e" does not, and has no maxactive.
     let line = "r5:e /usr/lib/libc.so.6:0x40";
     let p = add(line, Up);
@@ -418,9 +501,18 @@ fn uprobe_errors() {
         error("p:e /bin/sh:99999999999999999999", Up),
         (Subsystem::TraceUprobe, E::BadUprobeOffs, 12, 34)
     );
-    assert_eq!(error("p:e /bin/sh:1%ret", Up), uerr(E::BadAddrSuffix, 4 + 9));
-    assert_eq!(error("p:e /bin/sh:1(2", Up), uerr(E::RefcntOpenBrace, 4 + 11));
-    assert_eq!(error("p:e /bin/sh:1(2)x", Up), uerr(E::BadRefcntSuffix, 4 + 12));
+    assert_eq!(
+        error("p:e /bin/sh:1%ret", Up),
+        uerr(E::BadAddrSuffix, 4 + 9)
+    );
+    assert_eq!(
+        error("p:e /bin/sh:1(2", Up),
+        uerr(E::RefcntOpenBrace, 4 + 11)
+    );
+    assert_eq!(
+        error("p:e /bin/sh:1(2)x", Up),
+        uerr(E::BadRefcntSuffix, 4 + 12)
+    );
     assert_eq!(error("p:e /bin/sh:1(x)", Up), uerr(E::BadRefcnt, 4 + 10));
     let mut k = Kernel::new();
     k.file = FileLookup::Failed(ENOENT);
@@ -432,7 +524,10 @@ fn uprobe_errors() {
     assert_eq!(k.asked, vec!["file /nosuch"]);
     let mut k = Kernel::new();
     k.file = FileLookup::NotRegular;
-    assert_eq!(error_with("p:e /bin:1", Up, &mut k), uerr(E::NoRegularFile, 4));
+    assert_eq!(
+        error_with("p:e /bin:1", Up, &mut k),
+        uerr(E::NoRegularFile, 4)
+    );
     assert_eq!(error("p:1e /bin/sh:1", Up), uerr(E::BadEventName, 2));
     assert_eq!(error("p:/e /bin/sh:1", Dyn), uerr(E::NoGroupName, 2));
 }
@@ -460,7 +555,10 @@ fn fprobe_commands() {
     let p = add_with(line, Dyn, &mut k);
     assert_eq!(p.kind, ProbeKind::FprobeReturn);
     assert_eq!(event_name(line, &p), "mod_vfs_read__exit");
-    assert_eq!(add_with("f vfs_read $retvalx", Dyn, &mut k).kind, ProbeKind::Fprobe);
+    assert_eq!(
+        add_with("f vfs_read $retvalx", Dyn, &mut k).kind,
+        ProbeKind::Fprobe
+    );
 
     let line = "t 9p_req";
     let p = add_with(line, Dyn, &mut k);
@@ -469,18 +567,35 @@ fn fprobe_commands() {
     assert!(p.flags.tpoint && p.flags.fentry);
     assert_eq!(event_name(line, &p), "_9p_req");
 
-    assert_eq!(error_with("f5 vfs_read", Dyn, &mut k), ferr(E::BadMaxact, 1));
-    assert_eq!(error_with("fx:e vfs_read", Dyn, &mut k), ferr(E::BadMaxact, 1));
-    assert_eq!(error_with("f:e vfs_read%ret", Dyn, &mut k), ferr(E::BadAddrSuffix, 12));
+    assert_eq!(
+        error_with("f5 vfs_read", Dyn, &mut k),
+        ferr(E::BadMaxact, 1)
+    );
+    assert_eq!(
+        error_with("fx:e vfs_read", Dyn, &mut k),
+        ferr(E::BadMaxact, 1)
+    );
+    assert_eq!(
+        error_with("f:e vfs_read%ret", Dyn, &mut k),
+        ferr(E::BadAddrSuffix, 12)
+    );
     assert_eq!(error_with("t sched:x", Dyn, &mut k), ferr(E::BadTpName, 7));
-    assert_eq!(error_with("t:e sched_switch%return", Dyn, &mut k), ferr(E::BadAddrSuffix, 16));
+    assert_eq!(
+        error_with("t:e sched_switch%return", Dyn, &mut k),
+        ferr(E::BadAddrSuffix, 16)
+    );
     assert_eq!(
         error_with("t:e sched_switch a=$retval", Dyn, &mut k),
         ferr(E::RetvalOnProbe, 19)
     );
-    assert_eq!(error_with("f:1 vfs_read", Dyn, &mut k), ferr(E::BadEventName, 2));
     assert_eq!(
-        add_with("f vfs_read $arg*", Dyn, &mut k).notice.map(|n| (n.subsystem, n.pos)),
+        error_with("f:1 vfs_read", Dyn, &mut k),
+        ferr(E::BadEventName, 2)
+    );
+    assert_eq!(
+        add_with("f vfs_read $arg*", Dyn, &mut k)
+            .notice
+            .map(|n| (n.subsystem, n.pos)),
         Some((Subsystem::TraceFprobe, 11))
     );
     // Only in dynamic_events.
@@ -497,13 +612,41 @@ fn remove(line: &str, source: Source) -> RemoveCommand {
 #[test]
 fn removal_commands() {
     let r = remove("-:ev", Kp);
-    assert_eq!(r, RemoveCommand { family: Some(Family::Kprobe), group: None, event: 2..4 });
+    assert_eq!(
+        r,
+        RemoveCommand {
+            family: Some(Family::Kprobe),
+            group: None,
+            event: 2..4
+        }
+    );
     let r = remove("-:grp/ev vfs_read", Up);
-    assert_eq!(r, RemoveCommand { family: Some(Family::Uprobe), group: Some(2..5), event: 6..8 });
+    assert_eq!(
+        r,
+        RemoveCommand {
+            family: Some(Family::Uprobe),
+            group: Some(2..5),
+            event: 6..8
+        }
+    );
     let r = remove("-:grp/", Dyn);
-    assert_eq!(r, RemoveCommand { family: None, group: Some(2..5), event: 6..6 });
+    assert_eq!(
+        r,
+        RemoveCommand {
+            family: None,
+            group: Some(2..5),
+            event: 6..6
+        }
+    );
     let r = remove("!p:grp/ev", Dyn);
-    assert_eq!(r, RemoveCommand { family: None, group: Some(3..6), event: 7..9 });
+    assert_eq!(
+        r,
+        RemoveCommand {
+            family: None,
+            group: Some(3..6),
+            event: 7..9
+        }
+    );
     // Only '/' separates the group.
     assert_eq!(remove("-:grp.ev", Kp).group, None);
     for bad in ["-:", "-", "-x:ev", "- :ev"] {
@@ -539,7 +682,10 @@ fn removal_matching() {
         event: b"ev",
         place: ListedPlace::Kprobe {
             maxactive: 0,
-            at: KprobeAt::Symbol { symbol: b"vfs_read", offset: 0 },
+            at: KprobeAt::Symbol {
+                symbol: b"vfs_read",
+                offset: 0,
+            },
         },
         args: &args,
     };
@@ -558,6 +704,9 @@ fn removal_matching() {
     assert!(!matches("-:ev vfs_read %di", Kp));
     assert!(!matches("-:ev vfs_read a=%di arg2=%si x=1", Kp));
     assert!(!matches("-:ev vfs_read+0", Kp));
-    let none = ListedProbe { args: &NoArgs, ..probe };
+    let none = ListedProbe {
+        args: &NoArgs,
+        ..probe
+    };
     assert!(!remove("-:ev vfs_read a=%di", Kp).matches(b"-:ev vfs_read a=%di", &none));
 }
