@@ -5,6 +5,7 @@
 //! other ([`DefinedEvent`]): enabling it in an instance connects that
 //! instance, and the first connection arms its points.
 
+use super::args::EventArgs;
 use super::point::Point;
 use super::recorder::{Recorder, Space};
 use crate::events::defined::{DefinedEvent, RecordSink};
@@ -19,16 +20,7 @@ use kernel::{
     sync::{Arc, Mutex},
 };
 
-/// Which file family an event belongs to.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum ProbeKind {
-    /// `p`/`r` of `kprobe_events`.
-    Kprobe,
-    /// `f` of `dynamic_events`.
-    Fprobe,
-    /// `p`/`r` of `uprobe_events`.
-    Uprobe,
-}
+pub(crate) use crate::portable::probes::command::Family as ProbeKind;
 
 /// What changes under the event's lock.
 struct EventState {
@@ -44,6 +36,9 @@ pub(crate) struct ProbeEvent {
     group: CString,
     name: CString,
     pub(crate) recorder: Arc<Recorder>,
+    /// The arguments of its first point: its fields, and how its records
+    /// print (every point's arguments have the same names and types).
+    pub(crate) primary_args: Arc<EventArgs>,
     #[pin]
     state: Mutex<EventState>,
     /// Its record type; unregistered after the event left the catalog.
@@ -60,6 +55,7 @@ impl ProbeEvent {
         record_type: RegisteredType,
         first: Point,
     ) -> Result<Arc<Self>> {
+        let primary_args = first.handler.args.clone();
         let mut points = KVec::new();
         points.push(first, GFP_KERNEL)?;
         Arc::pin_init(
@@ -68,6 +64,7 @@ impl ProbeEvent {
                 group: CString::try_from_fmt(fmt!("{group}"))?,
                 name: CString::try_from_fmt(fmt!("{name}"))?,
                 recorder,
+                primary_args,
                 state <- new_mutex!(EventState {
                     points,
                     sinks: KVec::new(),
@@ -113,9 +110,31 @@ impl ProbeEvent {
         self.state.lock().points.iter().for_each(|p| f(p));
     }
 
-    /// Whether a point of the event has the listing text `text`.
-    pub(crate) fn has_point(&self, text: &[u8]) -> bool {
-        self.state.lock().points.iter().any(|p| &p.text[..] == text)
+    /// Calls `f` on each point, with the event's lock held.
+    pub(crate) fn with_points<R>(&self, f: impl FnOnce(&[Point]) -> R) -> R {
+        f(&self.state.lock().points)
+    }
+
+    /// Removes the points `remove` selects, unless that would remove
+    /// them all while the event is enabled (`EBUSY`); returns whether the
+    /// event has no point left. A removed point of an enabled event is
+    /// disarmed first.
+    pub(crate) fn remove_points(&self, remove: impl Fn(&Point) -> bool) -> Result<bool> {
+        let mut state = self.state.lock();
+        let all = state.points.iter().all(&remove);
+        if all && !state.sinks.is_empty() {
+            return Err(EBUSY);
+        }
+        let mut kept = KVec::with_capacity(state.points.len(), GFP_KERNEL)?;
+        for point in state.points.drain_all() {
+            if remove(&point) {
+                point.disable();
+            } else {
+                kept.push(point, GFP_KERNEL)?;
+            }
+        }
+        state.points = kept;
+        Ok(state.points.is_empty())
     }
 }
 
@@ -185,7 +204,8 @@ impl ProbeEvent {
             }
         }
         out.write_str(")")?;
-        self.recorder.args.write_text(out, record)?;
+        self.primary_args
+            .write_text(out, record, self.recorder.is_return)?;
         out.write_str("\n")
     }
 }

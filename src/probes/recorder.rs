@@ -24,13 +24,13 @@ pub(crate) enum Space {
     User,
 }
 
-/// The hit path of one probe event, shared by its probe points.
+/// The hit path of one probe event, shared by its probe points (each
+/// fetches its own arguments, of the same types).
 pub(crate) struct Recorder {
     /// The record type.
     pub(crate) id: u16,
     pub(crate) is_return: bool,
     pub(crate) space: Space,
-    pub(crate) args: EventArgs,
     pub(crate) sinks: PublishedSinks,
     /// Hits that found their record buffer taken (a probe firing inside
     /// another's handler).
@@ -40,26 +40,25 @@ pub(crate) struct Recorder {
 
 impl Recorder {
     /// The hit path of record type `id`.
-    pub(crate) fn new(
-        id: u16,
-        (is_return, space): (bool, Space),
-        args: EventArgs,
-        scratch: Arc<Scratch>,
-    ) -> Self {
+    pub(crate) fn new(id: u16, (is_return, space): (bool, Space), scratch: Arc<Scratch>) -> Self {
         Recorder {
             id,
             is_return,
             space,
-            args,
             sinks: PublishedSinks::new(),
             nested: AtomicU64::new(0),
             scratch,
         }
     }
 
-    /// Builds the record of `hit` in `buf` from the fetch environment
-    /// `env`: its length, or `None` if it does not fit.
-    fn build(&self, hit: &Hit<'_>, env: &HitEnv<'_>, buf: &mut [u8]) -> Option<usize> {
+    /// Builds the record of `hit` in `buf`, fetching `args` from the
+    /// fetch environment `env`: its length, or `None` if it does not fit.
+    fn build(
+        &self,
+        hit: &Hit<'_>,
+        (args, env): (&EventArgs, &HitEnv<'_>),
+        buf: &mut [u8],
+    ) -> Option<usize> {
         let head = match hit.ret_ip {
             Some(ret_ip) if self.is_return => Head::Return {
                 func: hit.addr as u64,
@@ -69,13 +68,12 @@ impl Recorder {
                 ip: hit.addr as u64,
             },
         };
-        let len = self.args.measure(env, self.is_return);
+        let len = args.measure(env, self.is_return);
         let record = buf.get_mut(..len)?;
         record[..2].copy_from_slice(&self.id.to_le_bytes());
         record[4..8].copy_from_slice(&crate::cpu_local::current_pid().to_le_bytes());
         head.store(record);
-        self.args
-            .store(env, record, head_size(self.is_return), self.is_return);
+        args.store(env, record, head_size(self.is_return), self.is_return);
         Some(len)
     }
 
@@ -93,7 +91,7 @@ impl Recorder {
 
     /// Records a hit of a kernel probe; with preemption off, never
     /// sleeps. `entry_data`: what a return probe saved at the entry.
-    pub(crate) fn record_kernel(&self, hit: &Hit<'_>, entry_data: &[u8]) {
+    pub(crate) fn record_kernel(&self, hit: &Hit<'_>, args: &EventArgs, entry_data: &[u8]) {
         if self.sinks.is_empty() {
             return;
         }
@@ -104,7 +102,7 @@ impl Recorder {
         let cpu = crate::cpu_local::processor_id();
         let env = HitEnv::new(hit, self.space, entry_data, 0);
         let done = self.scratch.with(cpu, context.0, &preempt_off, |buf| {
-            if let Some(len) = self.build(hit, &env, buf) {
+            if let Some(len) = self.build(hit, (args, &env), buf) {
                 self.offer(&mut buf[..len], context, &preempt_off);
             }
         });
@@ -118,13 +116,13 @@ impl Recorder {
     /// buffer of this CPU held by its mutex, then the record is offered,
     /// as the kernel's `__uprobe_trace_func` does. `file_offset`: the
     /// probe's offset in its file. May sleep.
-    pub(crate) fn record_user(&self, hit: &Hit<'_>, file_offset: u64) {
+    pub(crate) fn record_user(&self, hit: &Hit<'_>, args: &EventArgs, file_offset: u64) {
         if self.sinks.is_empty() {
             return;
         }
         let env = HitEnv::new(hit, self.space, &[], file_offset);
         self.scratch.with_user(|buf| {
-            if let Some(len) = self.build(hit, &env, buf) {
+            if let Some(len) = self.build(hit, (args, &env), buf) {
                 let preempt_off = NoPreempt::new();
                 // The probed task's context: the handler's own preemption
                 // disabling is not counted, as `tracing_gen_ctx_dec`.
