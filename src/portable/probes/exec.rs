@@ -581,4 +581,4 @@ pub(crate) fn store_entry_data(args: &[ArgSpec], env: &dyn FetchEnv, out: &mut [
 
 #[cfg(test)]
 #[path = "exec_tests.rs"]
-mod tests;
+pub(crate) mod tests;

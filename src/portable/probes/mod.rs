@@ -18,3 +18,7 @@ pub(crate) mod types;
 pub(crate) mod exec;
 #[allow(dead_code)]
 pub(crate) mod layout;
+#[allow(dead_code)]
+pub(crate) mod format;
+#[allow(dead_code)]
+pub(crate) mod print;
