@@ -332,7 +332,14 @@ impl<'r> Run<'r, '_> {
     /// a user string store): memory, or the bytes of `$comm` or of an
     /// immediate string. A uprobe's immediate string is a kernel address
     /// its `strncpy_from_user` cannot read: it faults, as in the kernel.
-    fn source<'b>(&self, token: Token, comm: &'b [u8; 16], val: u64, offset: i32, user_op: bool) -> Source<'b>
+    fn source<'b>(
+        &self,
+        token: Token,
+        comm: &'b [u8; 16],
+        val: u64,
+        offset: i32,
+        user_op: bool,
+    ) -> Source<'b>
     where
         'r: 'b,
     {
@@ -465,7 +472,11 @@ impl<'r> Run<'r, '_> {
         bytes[..size].copy_from_slice(slot);
         let value = u64::from_le_bytes(bytes);
         let bits = (size * 8) as u32;
-        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         // Shifts as C does them on the stored type (by its width or more
         // gives 0 here).
         let shl = |v: u64, s: u8| v.checked_shl(u32::from(s)).unwrap_or(0) & mask;

@@ -74,7 +74,11 @@ pub(crate) fn probe_fields(args: &[ArgSpec], is_return: bool) -> impl Iterator<I
 }
 
 /// Writes the `print fmt` of a probe event (`__set_print_fmt`).
-pub(crate) fn write_print_fmt(out: &mut dyn Write, args: &[ArgSpec], print_type: PrintType) -> fmt::Result {
+pub(crate) fn write_print_fmt(
+    out: &mut dyn Write,
+    args: &[ArgSpec],
+    print_type: PrintType,
+) -> fmt::Result {
     let (fmt, head_args) = match print_type {
         PrintType::Normal => ("(%lx)", ", REC->__probe_ip"),
         PrintType::Return => ("(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip"),
@@ -173,7 +177,10 @@ REC->flags, REC->mode[0], REC->mode[1], __get_str(names[0]), __get_str(names[1])
         let fields: Vec<_> = probe_fields(&args, true).collect();
         assert_eq!(fields[0].name, "__probe_func");
         assert_eq!((fields[1].name, fields[1].offset), ("__probe_ret_ip", 16));
-        assert_eq!((fields[2].name, fields[2].offset, fields[2].type_name), ("arg1", 24, "s64"));
+        assert_eq!(
+            (fields[2].name, fields[2].offset, fields[2].type_name),
+            ("arg1", 24, "s64")
+        );
         assert_eq!((fields[3].offset, fields[3].type_name), (32, "u64"));
         let mut s = String::new();
         write_print_fmt(&mut s, &args, PrintType::Return).unwrap();
@@ -188,9 +195,16 @@ REC->flags, REC->mode[0], REC->mode[1], __get_str(names[0]), __get_str(names[1])
 
     #[test]
     fn string_fields_compare_as_strings() {
-        let args = parse_all(ProbeKind::Kprobe, false, &["+0(%si):string", "+0(%si):u8[2]"]);
+        let args = parse_all(
+            ProbeKind::Kprobe,
+            false,
+            &["+0(%si):string", "+0(%si):u8[2]"],
+        );
         use super::super::super::events::field::FilterType;
-        assert_eq!(arg_field(&args[0], false).filter_type, FilterType::DynString);
+        assert_eq!(
+            arg_field(&args[0], false).filter_type,
+            FilterType::DynString
+        );
         assert_eq!(arg_field(&args[1], false).filter_type, FilterType::Other);
     }
 }

@@ -144,10 +144,7 @@ mod tests {
         assert_eq!(kstrtoul(b"", 0), Err(NumError::Invalid));
         assert_eq!(kstrtoul(b"1a", 10), Err(NumError::Invalid));
         assert_eq!(kstrtoul(b"08", 0), Err(NumError::Invalid));
-        assert_eq!(
-            kstrtoul(b"0x10000000000000000", 0),
-            Err(NumError::Range)
-        );
+        assert_eq!(kstrtoul(b"0x10000000000000000", 0), Err(NumError::Range));
         assert_eq!(kstrtoul(b"0xffffffffffffffff", 0), Ok(u64::MAX));
     }
 

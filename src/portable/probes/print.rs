@@ -36,7 +36,11 @@ pub(crate) fn write_args(
         for j in 0..arg.count as usize {
             let p = at + j * arg.fetch_type.size();
             write_value(out, arg.fetch_type, record, p, symbols)?;
-            out.write_char(if j + 1 == arg.count as usize { '}' } else { ',' })?;
+            out.write_char(if j + 1 == arg.count as usize {
+                '}'
+            } else {
+                ','
+            })?;
         }
     }
     Ok(())
@@ -96,7 +100,11 @@ fn write_value(
 
 /// `%pS` (`sprint_symbol`): `name+0x1c/0x80 [mod]`, or the address in hex
 /// when no symbol holds it.
-pub(crate) fn write_sprint_symbol(out: &mut dyn Write, symbols: &dyn Symbols, address: u64) -> fmt::Result {
+pub(crate) fn write_sprint_symbol(
+    out: &mut dyn Write,
+    symbols: &dyn Symbols,
+    address: u64,
+) -> fmt::Result {
     match symbols.write_symbol(out, address, true) {
         Some(written) => written,
         None => write!(out, "{address:#x}"),
@@ -179,10 +187,19 @@ mod tests {
     struct Names;
 
     impl Symbols for Names {
-        fn write_symbol(&self, out: &mut dyn Write, address: u64, offset: bool) -> Option<fmt::Result> {
+        fn write_symbol(
+            &self,
+            out: &mut dyn Write,
+            address: u64,
+            offset: bool,
+        ) -> Option<fmt::Result> {
             let (name, start, size) = match address {
-                0xffff_ffff_8100_0000..=0xffff_ffff_8100_00ff => ("vfs_read", 0xffff_ffff_8100_0000u64, 0x100),
-                0xffff_ffff_8200_0000..=0xffff_ffff_8200_00ff => ("ksys_read", 0xffff_ffff_8200_0000, 0x100),
+                0xffff_ffff_8100_0000..=0xffff_ffff_8100_00ff => {
+                    ("vfs_read", 0xffff_ffff_8100_0000u64, 0x100)
+                }
+                0xffff_ffff_8200_0000..=0xffff_ffff_8200_00ff => {
+                    ("ksys_read", 0xffff_ffff_8200_0000, 0x100)
+                }
                 _ => return None,
             };
             Some(if offset {
@@ -198,7 +215,17 @@ mod tests {
         let mut r = record(&args, env, is_return);
         head.store(&mut r);
         let mut s = String::new();
-        write_line(&mut s, "ev", kind, is_return, &args, &r, &Names, SymbolStyle::default()).unwrap();
+        write_line(
+            &mut s,
+            "ev",
+            kind,
+            is_return,
+            &args,
+            &r,
+            &Names,
+            SymbolStyle::default(),
+        )
+        .unwrap();
         s
     }
 
@@ -249,7 +276,10 @@ e=18446744073709551611\n"
             &env,
             Head::Entry { ip: 0x1234 },
         );
-        assert_eq!(s, "ev: (0x1234) arg1={1,2,3} arg2={1,2,3,-1} x={0x201,0xff03}\n");
+        assert_eq!(
+            s,
+            "ev: (0x1234) arg1={1,2,3} arg2={1,2,3,-1} x={0x201,0xff03}\n"
+        );
     }
 
     #[test]
@@ -266,7 +296,13 @@ e=18446744073709551611\n"
             },
         );
         assert_eq!(s, "ev: (ksys_read+0x1c/0x100 <- vfs_read) arg1=0x0\n");
-        let s = line(ProbeKind::Uprobe, false, &[], &env, Head::Entry { ip: 0x40_1000 });
+        let s = line(
+            ProbeKind::Uprobe,
+            false,
+            &[],
+            &env,
+            Head::Entry { ip: 0x40_1000 },
+        );
         assert_eq!(s, "ev: (0x401000)\n");
         let s = line(
             ProbeKind::Uprobe,
@@ -284,7 +320,17 @@ e=18446744073709551611\n"
             offset: false,
             address: true,
         };
-        write_head(&mut s, "ev", ProbeKind::Kprobe, Head::Entry { ip: 0xffff_ffff_8100_0004 }, &Names, style).unwrap();
+        write_head(
+            &mut s,
+            "ev",
+            ProbeKind::Kprobe,
+            Head::Entry {
+                ip: 0xffff_ffff_8100_0004,
+            },
+            &Names,
+            style,
+        )
+        .unwrap();
         assert_eq!(s, "ev: (vfs_read+0x4/0x100 <ffffffff81000004>)");
     }
 }
