@@ -68,17 +68,18 @@ pub(crate) trait FetchEnv {
     /// until `buf` is full: how many bytes were copied, `None` on a fault
     /// before.
     fn copy_string(&self, space: Space, addr: u64, buf: &mut [u8]) -> Option<usize> {
-        for i in 0..buf.len() {
+        let len = buf.len();
+        for (i, slot) in buf.iter_mut().enumerate() {
             let mut byte = [0u8; 1];
             if !self.read(space, addr.wrapping_add(i as u64), &mut byte) {
                 return None;
             }
-            buf[i] = byte[0];
+            *slot = byte[0];
             if byte[0] == 0 {
                 return Some(i + 1);
             }
         }
-        Some(buf.len())
+        Some(len)
     }
     /// Writes `sprint_symbol`'s text for `addr` (`name+0x1c/0x80 [mod]`,
     /// or `0x...` for no symbol), without a NUL, into `out` as far as it
@@ -223,7 +224,7 @@ impl<'r> Run<'r, '_> {
                     _ => break,
                 };
                 lval = val;
-                let addr = val.wrapping_add(offset as i64 as u64);
+                let addr = val.wrapping_add(i64::from(offset) as u64);
                 match self.load_word(self.space(user), addr) {
                     Some(word) => val = word,
                     None => return EFAULT,
@@ -243,7 +244,7 @@ impl<'r> Run<'r, '_> {
                         }
                         FetchOp::StoreSymstr { offset } => {
                             // fetch_store_symstrlen
-                            let addr = val.wrapping_add(offset as i64 as u64);
+                            let addr = val.wrapping_add(i64::from(offset) as u64);
                             self.env.symbol_text(addr, &mut []) as i64 + 1
                         }
                         _ => return EILSEQ,
@@ -270,7 +271,8 @@ impl<'r> Run<'r, '_> {
                         }
                         FetchOp::StoreSymstr { offset } => {
                             loc = self.read_u32(dest);
-                            ret = self.store_symstr(dest, val.wrapping_add(offset as i64 as u64));
+                            ret =
+                                self.store_symstr(dest, val.wrapping_add(i64::from(offset) as u64));
                         }
                         _ => return EILSEQ,
                     }
@@ -345,9 +347,10 @@ impl<'r> Run<'r, '_> {
     {
         let arg: &'r ArgSpec = self.arg;
         match token {
-            Token::Number => {
-                Source::Memory(self.space(user_op), val.wrapping_add(offset as i64 as u64))
-            }
+            Token::Number => Source::Memory(
+                self.space(user_op),
+                val.wrapping_add(i64::from(offset) as u64),
+            ),
             Token::Comm => Source::Local(until_nul(comm)),
             Token::Data if self.user() => Source::Fault,
             Token::Data => Source::Local(arg.text()),
@@ -454,7 +457,7 @@ impl<'r> Run<'r, '_> {
     fn store_mem(&mut self, dest: usize, user: bool, val: u64, offset: i32, size: u8) {
         let space = self.space(user);
         let env = self.env;
-        let addr = val.wrapping_add(offset as i64 as u64);
+        let addr = val.wrapping_add(i64::from(offset) as u64);
         if let Some(slot) = self.record.get_mut(dest..dest + usize::from(size)) {
             if !env.read(space, addr, slot) {
                 slot.fill(0);

@@ -159,22 +159,32 @@ pub(crate) fn write_head(
     out.write_char(')')
 }
 
+/// What a probe event's lines are made of besides the record.
+#[derive(Clone, Copy)]
+pub(crate) struct LineFormat<'a> {
+    /// The event's name.
+    pub(crate) event: &'a str,
+    /// The kind of probe.
+    pub(crate) kind: ProbeKind,
+    /// A return probe.
+    pub(crate) is_return: bool,
+    /// Its arguments.
+    pub(crate) args: &'a [ArgSpec],
+}
+
 /// Writes the whole line of a record, with its newline.
 pub(crate) fn write_line(
     out: &mut dyn Write,
-    event: &str,
-    kind: ProbeKind,
-    is_return: bool,
-    args: &[ArgSpec],
+    line: &LineFormat<'_>,
     record: &[u8],
     symbols: &dyn Symbols,
     style: SymbolStyle,
 ) -> fmt::Result {
-    let Some(head) = Head::load(record, is_return) else {
+    let Some(head) = Head::load(record, line.is_return) else {
         return Ok(());
     };
-    write_head(out, event, kind, head, symbols, style)?;
-    write_args(out, args, record, head_size(is_return), symbols)?;
+    write_head(out, line.event, line.kind, head, symbols, style)?;
+    write_args(out, line.args, record, head_size(line.is_return), symbols)?;
     out.write_char('\n')
 }
 
@@ -215,17 +225,13 @@ mod tests {
         let mut r = record(&args, env, is_return);
         head.store(&mut r);
         let mut s = String::new();
-        write_line(
-            &mut s,
-            "ev",
+        let format = LineFormat {
+            event: "ev",
             kind,
             is_return,
-            &args,
-            &r,
-            &Names,
-            SymbolStyle::default(),
-        )
-        .unwrap();
+            args: &args,
+        };
+        write_line(&mut s, &format, &r, &Names, SymbolStyle::default()).unwrap();
         s
     }
 
