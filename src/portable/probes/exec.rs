@@ -68,17 +68,18 @@ pub(crate) trait FetchEnv {
     /// until `buf` is full: how many bytes were copied, `None` on a fault
     /// before.
     fn copy_string(&self, space: Space, addr: u64, buf: &mut [u8]) -> Option<usize> {
-        for i in 0..buf.len() {
+        let len = buf.len();
+        for (i, slot) in buf.iter_mut().enumerate() {
             let mut byte = [0u8; 1];
             if !self.read(space, addr.wrapping_add(i as u64), &mut byte) {
                 return None;
             }
-            buf[i] = byte[0];
+            *slot = byte[0];
             if byte[0] == 0 {
                 return Some(i + 1);
             }
         }
-        Some(buf.len())
+        Some(len)
     }
     /// Writes `sprint_symbol`'s text for `addr` (`name+0x1c/0x80 [mod]`,
     /// or `0x...` for no symbol), without a NUL, into `out` as far as it
@@ -223,7 +224,7 @@ impl<'r> Run<'r, '_> {
                     _ => break,
                 };
                 lval = val;
-                let addr = val.wrapping_add(offset as i64 as u64);
+                let addr = val.wrapping_add(i64::from(offset) as u64);
                 match self.load_word(self.space(user), addr) {
                     Some(word) => val = word,
                     None => return EFAULT,
@@ -243,7 +244,7 @@ impl<'r> Run<'r, '_> {
                         }
                         FetchOp::StoreSymstr { offset } => {
                             // fetch_store_symstrlen
-                            let addr = val.wrapping_add(offset as i64 as u64);
+                            let addr = val.wrapping_add(i64::from(offset) as u64);
                             self.env.symbol_text(addr, &mut []) as i64 + 1
                         }
                         _ => return EILSEQ,
@@ -270,7 +271,8 @@ impl<'r> Run<'r, '_> {
                         }
                         FetchOp::StoreSymstr { offset } => {
                             loc = self.read_u32(dest);
-                            ret = self.store_symstr(dest, val.wrapping_add(offset as i64 as u64));
+                            ret =
+                                self.store_symstr(dest, val.wrapping_add(i64::from(offset) as u64));
                         }
                         _ => return EILSEQ,
                     }
@@ -332,15 +334,23 @@ impl<'r> Run<'r, '_> {
     /// a user string store): memory, or the bytes of `$comm` or of an
     /// immediate string. A uprobe's immediate string is a kernel address
     /// its `strncpy_from_user` cannot read: it faults, as in the kernel.
-    fn source<'b>(&self, token: Token, comm: &'b [u8; 16], val: u64, offset: i32, user_op: bool) -> Source<'b>
+    fn source<'b>(
+        &self,
+        token: Token,
+        comm: &'b [u8; 16],
+        val: u64,
+        offset: i32,
+        user_op: bool,
+    ) -> Source<'b>
     where
         'r: 'b,
     {
         let arg: &'r ArgSpec = self.arg;
         match token {
-            Token::Number => {
-                Source::Memory(self.space(user_op), val.wrapping_add(offset as i64 as u64))
-            }
+            Token::Number => Source::Memory(
+                self.space(user_op),
+                val.wrapping_add(i64::from(offset) as u64),
+            ),
             Token::Comm => Source::Local(until_nul(comm)),
             Token::Data if self.user() => Source::Fault,
             Token::Data => Source::Local(arg.text()),
@@ -447,7 +457,7 @@ impl<'r> Run<'r, '_> {
     fn store_mem(&mut self, dest: usize, user: bool, val: u64, offset: i32, size: u8) {
         let space = self.space(user);
         let env = self.env;
-        let addr = val.wrapping_add(offset as i64 as u64);
+        let addr = val.wrapping_add(i64::from(offset) as u64);
         if let Some(slot) = self.record.get_mut(dest..dest + usize::from(size)) {
             if !env.read(space, addr, slot) {
                 slot.fill(0);
@@ -465,7 +475,11 @@ impl<'r> Run<'r, '_> {
         bytes[..size].copy_from_slice(slot);
         let value = u64::from_le_bytes(bytes);
         let bits = (size * 8) as u32;
-        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         // Shifts as C does them on the stored type (by its width or more
         // gives 0 here).
         let shl = |v: u64, s: u8| v.checked_shl(u32::from(s)).unwrap_or(0) & mask;
@@ -581,4 +595,4 @@ pub(crate) fn store_entry_data(args: &[ArgSpec], env: &dyn FetchEnv, out: &mut [
 
 #[cfg(test)]
 #[path = "exec_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -143,11 +143,22 @@ fn numbers_and_memory() {
     let mut env = FakeEnv::new();
     env.set(DI, 0x1000);
     env.set(SI, 0x1234_5678_9abc_def0);
-    env.map(Space::Kernel, 0x1000, &[1, 2, 3, 4, 5, 6, 7, 8, 0x10, 0x20, 0, 0, 0, 0, 0, 0]);
+    env.map(
+        Space::Kernel,
+        0x1000,
+        &[1, 2, 3, 4, 5, 6, 7, 8, 0x10, 0x20, 0, 0, 0, 0, 0, 0],
+    );
     let args = parse_all(
         ProbeKind::Kprobe,
         false,
-        &["%si:u16", "+8(%di):u16", "%si", "\\-2:s8", "+1(%di):u8[3]", "@0x1000:u32"],
+        &[
+            "%si:u16",
+            "+8(%di):u16",
+            "%si",
+            "\\-2:s8",
+            "+1(%di):u8[3]",
+            "@0x1000:u32",
+        ],
     );
     let r = record(&args, &env, false);
     assert_eq!(r.len(), 16 + 2 + 2 + 8 + 1 + 3 + 4);
@@ -163,7 +174,11 @@ fn numbers_and_memory() {
 fn faults_leave_zeros() {
     let mut env = FakeEnv::new();
     env.set(BX, 0xdead_0000);
-    let args = parse_all(ProbeKind::Kprobe, false, &["+0(%bx):u32", "+4(+0(%bx)):u64"]);
+    let args = parse_all(
+        ProbeKind::Kprobe,
+        false,
+        &["+0(%bx):u32", "+4(+0(%bx)):u64"],
+    );
     let r = record(&args, &env, false);
     assert_eq!(&r[16..], &[0; 12]);
 }
@@ -236,7 +251,11 @@ fn bitfields_are_shifted_out() {
     let mut env = FakeEnv::new();
     env.set(DI, 0b1011_0110);
     env.set(SI, 0x8000_0001);
-    let args = parse_all(ProbeKind::Kprobe, false, &["%di:b4@2/8", "%si:b1@31/32", "%si:b8@0/32"]);
+    let args = parse_all(
+        ProbeKind::Kprobe,
+        false,
+        &["%di:b4@2/8", "%si:b1@31/32", "%si:b8@0/32"],
+    );
     let r = record(&args, &env, false);
     assert_eq!(r[16], 0b1101);
     assert_eq!(u32_at(&r, 17), 1);
@@ -249,7 +268,11 @@ fn symbols_and_symstr() {
     env.set(DI, 0xffff_ffff_8100_0010);
     env.set(SI, 0x2000);
     env.map(Space::Kernel, 0x2000, b"xy\0");
-    let args = parse_all(ProbeKind::Kprobe, false, &["%di:symbol", "%di:symstr", "+0(%si):string"]);
+    let args = parse_all(
+        ProbeKind::Kprobe,
+        false,
+        &["%di:symbol", "%di:symstr", "+0(%si):string"],
+    );
     let r = record(&args, &env, false);
     assert_eq!(u64_at(&r, 16), 0xffff_ffff_8100_0010);
     let fixed = 16 + 8 + 4 + 4;
@@ -267,7 +290,11 @@ fn entry_data_carries_arguments_to_the_return() {
     let mut entry_env = FakeEnv::new();
     entry_env.set(DI, 11);
     entry_env.set(SI, 22);
-    let args = parse_all(ProbeKind::Kprobe, true, &["$arg2", "$arg1", "again=$arg2", "$retval"]);
+    let args = parse_all(
+        ProbeKind::Kprobe,
+        true,
+        &["$arg2", "$arg1", "again=$arg2", "$retval"],
+    );
     let size = super::super::fetch::entry_data_size(&args);
     assert_eq!(size, 16);
     let mut saved = vec![0u8; size];
@@ -297,7 +324,13 @@ fn uprobes_read_user_memory() {
     let args = parse_all(
         ProbeKind::Uprobe,
         false,
-        &["@+0x10:u32", "+0(%di):string", "$comm", "\\\"imm\"", "$stack1"],
+        &[
+            "@+0x10:u32",
+            "+0(%di):string",
+            "$comm",
+            "\\\"imm\"",
+            "$stack1",
+        ],
     );
     let r = record(&args, &env, false);
     assert_eq!(u32_at(&r, 16), 7);

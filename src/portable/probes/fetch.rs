@@ -11,7 +11,7 @@
 //! `+8(...)` is reported past the `+8(`).
 
 use super::errors::{ProbeError, ProbeErrorCode};
-use super::numbers::{kstrtol, kstrtoul, kstrtouint, simple_strtoul};
+use super::numbers::{kstrtol, kstrtouint, kstrtoul, simple_strtoul};
 use super::registers::register_offset;
 use super::types::{find_fetch_type, FetchType};
 
@@ -103,6 +103,15 @@ impl ParseContext<'_> {
             }
             ProbeKind::Uprobe => FL_USER | ret,
         }
+    }
+}
+
+impl ParseContext<'_> {
+    /// Whether `$argN` may be used: at a function's entry or return
+    /// (`tparg_is_function_entry` or `tparg_is_function_return`).
+    pub(crate) fn has_function_args(&self) -> bool {
+        let flags = self.flags();
+        is_function_entry(flags) || is_function_return(flags)
     }
 }
 
@@ -316,7 +325,10 @@ impl ArgSpec {
     /// (`traceprobe_update_arg`). The error is the one the kernel logs
     /// for the failed registration: `BadProbeAddr` for an unknown symbol
     /// (`-ENOENT`), `FailRegProbe` for a bad offset.
-    pub(crate) fn resolve_symbols(&mut self, lookup: &dyn SymbolLookup) -> Result<(), ProbeErrorCode> {
+    pub(crate) fn resolve_symbols(
+        &mut self,
+        lookup: &dyn SymbolLookup,
+    ) -> Result<(), ProbeErrorCode> {
         let text = self.text;
         let text = &text[..usize::from(self.text_len)];
         let mut i = 0;
@@ -601,7 +613,9 @@ impl<'c, 'a> Parser<'c, 'a> {
                         return Err(self.error(ProbeErrorCode::ArrayNoClose, self.offset + end));
                     }
                     Some(t3) if self.byte(t3 + 1) != 0 => {
-                        return Err(self.error(ProbeErrorCode::BadArraySuffix, self.offset + t3 + 1));
+                        return Err(
+                            self.error(ProbeErrorCode::BadArraySuffix, self.offset + t3 + 1)
+                        );
                     }
                     Some(t3) => self.cut(t3),
                 }
@@ -639,7 +653,12 @@ impl<'c, 'a> Parser<'c, 'a> {
 
     /// `parse_probe_arg`: the fetch of the argument at `arg`, written from
     /// `*pcode` on, which is left at its last step.
-    fn parse_probe_arg(&mut self, arg: usize, pcode: &mut usize, end: usize) -> Result<(), ProbeError> {
+    fn parse_probe_arg(
+        &mut self,
+        arg: usize,
+        pcode: &mut usize,
+        end: usize,
+    ) -> Result<(), ProbeError> {
         let mut code = *pcode;
         let mut arg = arg;
         match self.byte(arg) {
@@ -888,7 +907,9 @@ impl<'c, 'a> Parser<'c, 'a> {
         if suffix.count != 0 {
             if !matches!(
                 self.op(store),
-                FetchOp::StoreMem { .. } | FetchOp::StoreString { .. } | FetchOp::StoreUserString { .. }
+                FetchOp::StoreMem { .. }
+                    | FetchOp::StoreString { .. }
+                    | FetchOp::StoreUserString { .. }
             ) {
                 return Err(self.error(ProbeErrorCode::BadString, type_pos));
             }

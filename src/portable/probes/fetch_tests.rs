@@ -65,21 +65,43 @@ fn names_are_given_or_generated() {
 #[test]
 fn dereferences_nest() {
     let c = kprobe();
-    assert_eq!(ops("+8(%di):u16", &c), [Reg(112), StoreMem { offset: 8, size: 2 }, End]);
+    assert_eq!(
+        ops("+8(%di):u16", &c),
+        [Reg(112), StoreMem { offset: 8, size: 2 }, End]
+    );
     assert_eq!(
         ops("+u8(%di):u16", &c),
         [Reg(112), StoreUserMem { offset: 8, size: 2 }, End]
     );
     assert_eq!(
         ops("-8(+16(%sp)):s32", &c),
-        [Reg(152), Deref(16), StoreMem { offset: -8, size: 4 }, End]
+        [
+            Reg(152),
+            Deref(16),
+            StoreMem {
+                offset: -8,
+                size: 4
+            },
+            End
+        ]
     );
     assert_eq!(
         ops("-u8(+16(%sp)):s32", &c),
-        [Reg(152), Deref(16), StoreUserMem { offset: -8, size: 4 }, End]
+        [
+            Reg(152),
+            Deref(16),
+            StoreUserMem {
+                offset: -8,
+                size: 4
+            },
+            End
+        ]
     );
     // The kernel takes the last ')' and ignores what follows it.
-    assert_eq!(ops("+0(%di)xyz", &c), [Reg(112), StoreMem { offset: 0, size: 8 }, End]);
+    assert_eq!(
+        ops("+0(%di)xyz", &c),
+        [Reg(112), StoreMem { offset: 0, size: 8 }, End]
+    );
     // The offset is the kernel's int.
     assert_eq!(
         ops("+0x100000008(%di):u8", &c),
@@ -90,7 +112,10 @@ fn dereferences_nest() {
 #[test]
 fn memory_and_symbols() {
     let c = kprobe();
-    assert_eq!(ops("@0x1000", &c), [Imm(0x1000), StoreMem { offset: 0, size: 8 }, End]);
+    assert_eq!(
+        ops("@0x1000", &c),
+        [Imm(0x1000), StoreMem { offset: 0, size: 8 }, End]
+    );
     let spec = parse("@jiffies+8:u64", &c);
     assert_eq!(spec.text(), b"jiffies+8");
     assert_eq!(
@@ -126,7 +151,13 @@ fn symbols_resolve_at_registration() {
     assert_eq!(spec.resolve_symbols(&Table), Ok(()));
     assert_eq!(
         spec.program(),
-        [Symbol, Imm(0xffff_ffff_8100_0000), Deref(0), StoreMem { offset: 4, size: 4 }, End]
+        [
+            Symbol,
+            Imm(0xffff_ffff_8100_0000),
+            Deref(0),
+            StoreMem { offset: 4, size: 4 },
+            End
+        ]
     );
     let mut spec = parse("@nosuch", &c);
     assert_eq!(spec.resolve_symbols(&Table), Err(BadProbeAddr));
@@ -204,7 +235,10 @@ fn immediates() {
 #[test]
 fn strings() {
     let c = kprobe();
-    assert_eq!(ops("+0(%di):string", &c), [Reg(112), StoreString { offset: 0 }, End]);
+    assert_eq!(
+        ops("+0(%di):string", &c),
+        [Reg(112), StoreString { offset: 0 }, End]
+    );
     assert_eq!(
         ops("+8(%di):ustring", &c),
         [Reg(112), StoreUserString { offset: 8 }, End]
@@ -217,7 +251,10 @@ fn strings() {
         ops("@0x1000:string", &c),
         [Imm(0x1000), StoreString { offset: 0 }, End]
     );
-    assert_eq!(ops("%di:symstr", &c), [Reg(112), StoreSymstr { offset: 0 }, End]);
+    assert_eq!(
+        ops("%di:symstr", &c),
+        [Reg(112), StoreSymstr { offset: 0 }, End]
+    );
     assert_eq!(
         ops("+0(%di):symstr", &c),
         [Reg(112), Deref(0), StoreSymstr { offset: 0 }, End]
@@ -236,7 +273,11 @@ fn bitfields_and_arrays() {
         [
             Reg(112),
             StoreMem { offset: 0, size: 1 },
-            Bitfield { basesize: 1, lshift: 2, rshift: 4 },
+            Bitfield {
+                basesize: 1,
+                lshift: 2,
+                rshift: 4
+            },
             End
         ]
     );
@@ -245,32 +286,55 @@ fn bitfields_and_arrays() {
         [
             Reg(112),
             StoreRaw { size: 4 },
-            Bitfield { basesize: 4, lshift: 0, rshift: 31 },
+            Bitfield {
+                basesize: 4,
+                lshift: 0,
+                rshift: 31
+            },
             End
         ]
     );
     let spec = parse("+0(%di):u8[4]", &c);
-    assert_eq!(spec.program(), [Reg(112), StoreMem { offset: 0, size: 1 }, LoopArray(4), End]);
+    assert_eq!(
+        spec.program(),
+        [Reg(112), StoreMem { offset: 0, size: 1 }, LoopArray(4), End]
+    );
     assert_eq!(spec.field_type(), "u8[4]");
     assert_eq!(spec.size(), 4);
     let spec = parse("+0(%di):string[2]", &c);
     assert_eq!(
         spec.program(),
-        [Reg(112), Deref(0), StoreString { offset: 0 }, LoopArray(2), End]
+        [
+            Reg(112),
+            Deref(0),
+            StoreString { offset: 0 },
+            LoopArray(2),
+            End
+        ]
     );
     assert_eq!(spec.field_type(), "__data_loc char[][2]");
     assert_eq!(spec.size(), 8);
     // With an array, a user dereference keeps the kernel's string store.
     assert_eq!(
         ops("+u0(%di):string[2]", &c),
-        [Reg(112), UserDeref(0), StoreString { offset: 0 }, LoopArray(2), End]
+        [
+            Reg(112),
+            UserDeref(0),
+            StoreString { offset: 0 },
+            LoopArray(2),
+            End
+        ]
     );
     assert_eq!(
         ops("+0(%di):b4@0/8[3]", &c),
         [
             Reg(112),
             StoreMem { offset: 0, size: 1 },
-            Bitfield { basesize: 1, lshift: 4, rshift: 4 },
+            Bitfield {
+                basesize: 1,
+                lshift: 4,
+                rshift: 4
+            },
             LoopArray(3),
             End
         ]
@@ -281,7 +345,10 @@ fn bitfields_and_arrays() {
 #[test]
 fn name_errors_point_at_the_word() {
     let c = kprobe();
-    assert_eq!(fails("abcdefghijabcdefghijabcdefghijabc=%ax", &c), (ArgNameTooLong, 0));
+    assert_eq!(
+        fails("abcdefghijabcdefghijabcdefghijabc=%ax", &c),
+        (ArgNameTooLong, 0)
+    );
     assert_eq!(fails("=%ax", &c), (NoArgName, 0));
     assert_eq!(fails("1a=%ax", &c), (BadArgName, 0));
     assert_eq!(fails("a-b=%ax", &c), (BadArgName, 0));
@@ -415,7 +482,10 @@ fn programs_hold_sixteen_steps() {
     assert_eq!(fails(&nested(15, "%di"), &c), (TooManyOps, 3));
     // '@' takes two steps.
     assert_eq!(parse(&nested(13, "@1"), &c).program().len(), FETCH_INSN_MAX);
-    assert_eq!(fails(&format!("{}:symstr", nested(13, "@1")), &c), (TooManyOps, 3));
+    assert_eq!(
+        fails(&format!("{}:symstr", nested(13, "@1")), &c),
+        (TooManyOps, 3)
+    );
 }
 
 #[test]

@@ -105,7 +105,13 @@ mod tests {
 
     #[test]
     fn arguments_are_packed_after_the_head() {
-        let a = args(&["%ax:u8", "%bx:u64", "+0(%di):string", "+0(%si):u16[3]", "%cx:s32"]);
+        let a = args(&[
+            "%ax:u8",
+            "%bx:u64",
+            "+0(%di):string",
+            "+0(%si):u16[3]",
+            "%cx:s32",
+        ]);
         let offsets: Vec<_> = a.iter().map(|x| field_offset(x, false)).collect();
         assert_eq!(offsets, [16, 17, 25, 29, 35]);
         assert_eq!(field_offset(&a[0], true), 24);
@@ -119,7 +125,10 @@ mod tests {
         let mut record = [0u8; 24];
         Head::Return { func: 1, ret_ip: 2 }.store(&mut record);
         assert_eq!(&record[8..16], &1u64.to_le_bytes());
-        assert_eq!(Head::load(&record, true), Some(Head::Return { func: 1, ret_ip: 2 }));
+        assert_eq!(
+            Head::load(&record, true),
+            Some(Head::Return { func: 1, ret_ip: 2 })
+        );
         Head::Entry { ip: 7 }.store(&mut record);
         assert_eq!(Head::load(&record, false), Some(Head::Entry { ip: 7 }));
         assert_eq!(Head::load(&record[..10], false), None);

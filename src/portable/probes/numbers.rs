@@ -21,7 +21,7 @@ fn fixup_radix(s: &[u8], base: u32) -> (u32, usize) {
     let mut base = base;
     if base == 0 {
         base = if at(0) == b'0' {
-            if at(1).to_ascii_lowercase() == b'x' && at(2).is_ascii_hexdigit() {
+            if at(1).eq_ignore_ascii_case(&b'x') && at(2).is_ascii_hexdigit() {
                 16
             } else {
                 8
@@ -30,7 +30,7 @@ fn fixup_radix(s: &[u8], base: u32) -> (u32, usize) {
             10
         };
     }
-    let skip = if base == 16 && at(0) == b'0' && at(1).to_ascii_lowercase() == b'x' {
+    let skip = if base == 16 && at(0) == b'0' && at(1).eq_ignore_ascii_case(&b'x') {
         2
     } else {
         0
@@ -144,10 +144,7 @@ mod tests {
         assert_eq!(kstrtoul(b"", 0), Err(NumError::Invalid));
         assert_eq!(kstrtoul(b"1a", 10), Err(NumError::Invalid));
         assert_eq!(kstrtoul(b"08", 0), Err(NumError::Invalid));
-        assert_eq!(
-            kstrtoul(b"0x10000000000000000", 0),
-            Err(NumError::Range)
-        );
+        assert_eq!(kstrtoul(b"0x10000000000000000", 0), Err(NumError::Range));
         assert_eq!(kstrtoul(b"0xffffffffffffffff", 0), Ok(u64::MAX));
     }
 

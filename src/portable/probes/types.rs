@@ -203,7 +203,10 @@ mod tests {
     #[test]
     fn bitfields_take_their_container_type() {
         assert_eq!(find_fetch_type(Some(b"b4@2/8"), false), Some(FetchType::U8));
-        assert_eq!(find_fetch_type(Some(b"b1@0/0x20"), false), Some(FetchType::U32));
+        assert_eq!(
+            find_fetch_type(Some(b"b1@0/0x20"), false),
+            Some(FetchType::U32)
+        );
         assert_eq!(find_fetch_type(Some(b"bx/64"), false), Some(FetchType::U64));
         assert_eq!(find_fetch_type(Some(b"b4@2/12"), false), None);
         assert_eq!(find_fetch_type(Some(b"b4@2"), false), None);
@@ -213,7 +216,10 @@ mod tests {
     fn uprobes_have_no_symbols() {
         assert_eq!(find_fetch_type(Some(b"symbol"), true), None);
         assert_eq!(find_fetch_type(Some(b"symstr"), true), None);
-        assert_eq!(find_fetch_type(Some(b"string"), true), Some(FetchType::String));
+        assert_eq!(
+            find_fetch_type(Some(b"string"), true),
+            Some(FetchType::String)
+        );
     }
 
     #[test]
