@@ -69,10 +69,17 @@ pub(crate) fn add(event: super::catalog::Event) -> Result {
     let event = kernel::sync::Arc::new(event, GFP_KERNEL)?;
     super::catalog::lock().ok_or(ENODEV)?.add_defined(event)?;
     if let Err(e) = super::tree::add(&[id]) {
-        forget(id);
+        withdraw(id);
         return Err(e);
     }
     Ok(())
+}
+
+/// Takes back the defined event `id`, never enabled, from `events/` and
+/// the catalog. May sleep.
+pub(crate) fn withdraw(id: u16) {
+    super::tree::remove(&[id]);
+    forget(id);
 }
 
 /// Removes the defined event `id` from `instance` (where it must be

@@ -12,6 +12,7 @@ pub(crate) mod kallsyms;
 pub(crate) mod module;
 pub(crate) mod nofault;
 pub(crate) mod perf_event;
+pub(crate) mod printk;
 pub(crate) mod printk_formats;
 pub(crate) mod rcu;
 pub(crate) mod regs;

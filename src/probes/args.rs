@@ -6,7 +6,7 @@
 use crate::portable::probes::exec::{self, FetchEnv};
 use crate::portable::probes::fetch::ArgSpec;
 use crate::portable::probes::layout;
-use core::fmt;
+use crate::portable::probes::listing::ProbeArgs;
 use kernel::prelude::*;
 
 /// The arguments of one probe event, in order.
@@ -39,9 +39,18 @@ impl EventArgs {
         let dynamic = record.len().saturating_sub(fixed);
         exec::store_args(&self.args, env, record, head, dynamic);
     }
+}
 
-    /// Writes ` name=value` for each argument of `record`.
-    pub(crate) fn write_text(&self, out: &mut dyn fmt::Write, record: &[u8], is_return: bool) -> fmt::Result {
-        crate::portable::probes::print::write_args(out, &self.args, record, is_return, &super::text::KallsymsNamer)
+impl ProbeArgs for EventArgs {
+    fn count(&self) -> usize {
+        self.args.len()
+    }
+
+    fn name(&self, i: usize) -> &[u8] {
+        self.args.get(i).map_or(&[], |a| a.name())
+    }
+
+    fn comm(&self, i: usize) -> &[u8] {
+        self.args.get(i).map_or(&[], |a| a.body())
     }
 }

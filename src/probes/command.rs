@@ -24,7 +24,9 @@ use crate::portable::probes::command::{
 };
 use crate::portable::probes::errors::ProbeErrorCode;
 use crate::portable::probes::fetch::{self, ArgSpec, ParseContext};
+use crate::portable::probes::format::{self, PrintType};
 use crate::portable::probes::listing::{self, ListedProbe};
+use super::text::TextOut;
 use crate::portable::probes::names::Name;
 use crate::portable::probes::place::Place;
 use core::fmt::{self, Write};
@@ -177,7 +179,7 @@ fn owned(bytes: &[u8]) -> Result<KVec<u8>, CommandError> {
 /// listings of probes at addresses.
 fn pointer_text(addr: u64) -> Result<KVec<u8>, CommandError> {
     let mut out = KVec::new();
-    crate::kernel_api::kallsyms::write_hashed_pointer(addr as usize, &mut out)
+    crate::kernel_api::printk::write_hashed_pointer(addr as usize, &mut out)
         .map_err(|_| silent(ENOMEM_ERRNO))?;
     Ok(out)
 }
@@ -471,21 +473,25 @@ fn split_module(whole: &[u8]) -> (Option<&[u8]>, &[u8]) {
 fn publish(registry: &mut Registry, event: Arc<ProbeEvent>) -> Result {
     let args = event.primary_args.specs();
     let is_return = event.recorder.is_return;
-    let mut fields = KVec::new();
-    super::format::collect_fields(args, is_return, &mut fields)?;
     let mut print_fmt = KVec::new();
-    super::format::write_print_fmt(&mut print_fmt, args, is_return, event.recorder.space)?;
+    let print_type = if is_return {
+        PrintType::Return
+    } else {
+        PrintType::Normal
+    };
+    format::write_print_fmt(&mut TextOut(&mut print_fmt), args, print_type)
+        .map_err(|_| ENOMEM)?;
     let definer: Arc<dyn crate::events::defined::DefinedEvent> = event.clone();
     let catalog_event = Event::defined(
         event.recorder.id,
         (event.group(), event.name()),
-        fields.iter().map(|f| f.field()),
+        format::probe_fields(args, is_return),
         core::str::from_utf8(&print_fmt).unwrap_or(""),
         (definer, event.record_type.output()),
     )?;
     crate::events::defined::add(catalog_event)?;
     if let Err(e) = registry.add(event.clone()) {
-        crate::events::defined::forget_unused(event.recorder.id);
+        crate::events::defined::withdraw(event.recorder.id);
         return Err(e);
     }
     Ok(())

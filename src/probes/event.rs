@@ -7,12 +7,14 @@
 
 use super::args::EventArgs;
 use super::point::Point;
-use super::recorder::{Recorder, Space};
+use super::recorder::Recorder;
 use crate::events::defined::{DefinedEvent, RecordSink};
-use crate::kernel_api::kallsyms::{self, Form};
+use super::text::TextOut;
 use crate::kernel_api::trace_events::RegisteredType;
-use crate::portable::output::ENTRY_HEADER_SIZE;
-use core::fmt::Write;
+use crate::portable::probes::fetch::ProbeKind as FetchKind;
+use crate::portable::probes::print::{self, LineFormat};
+use crate::portable::records::SymbolStyle;
+use crate::symbols::Kallsyms;
 use kernel::{
     new_mutex,
     prelude::*,
@@ -176,50 +178,27 @@ impl DefinedEvent for ProbeEvent {
     }
 
     fn write_trace(&self, record: &[u8], sym_addr: bool, out: &mut KVec<u8>) -> Result {
-        let mut text = crate::probes::text::TextOut(out);
-        let r = self.write_line(&mut text, record, sym_addr);
-        r.map_err(|_| ENOMEM)
+        let line = LineFormat {
+            event: self.name(),
+            kind: self.fetch_kind(),
+            is_return: self.recorder.is_return,
+            args: self.primary_args.specs(),
+        };
+        let style = SymbolStyle {
+            offset: true,
+            address: sym_addr,
+        };
+        print::write_line(&mut TextOut(out), &line, record, &Kallsyms, style).map_err(|_| ENOMEM)
     }
 }
 
 impl ProbeEvent {
-    /// The line of `record`: `name: (where) args`.
-    fn write_line(&self, out: &mut dyn Write, record: &[u8], sym_addr: bool) -> core::fmt::Result {
-        let word = |at: usize| -> u64 {
-            record
-                .get(at..at + 8)
-                .and_then(|b| b.try_into().ok())
-                .map_or(0, u64::from_le_bytes)
-        };
-        write!(out, "{}: (", self.name())?;
-        let first = word(ENTRY_HEADER_SIZE);
-        match (self.recorder.space, self.recorder.is_return) {
-            (Space::User, false) => write!(out, "0x{first:x}")?,
-            (Space::User, true) => write!(out, "0x{:x} <- 0x{first:x}", word(ENTRY_HEADER_SIZE + 8))?,
-            (Space::Kernel, false) => write_ip(out, first, Form::WithOffset, sym_addr)?,
-            (Space::Kernel, true) => {
-                write_ip(out, word(ENTRY_HEADER_SIZE + 8), Form::WithOffset, sym_addr)?;
-                out.write_str(" <- ")?;
-                write_ip(out, first, Form::NoOffset, sym_addr)?;
-            }
+    /// The argument parser's kind of probe.
+    pub(crate) fn fetch_kind(&self) -> FetchKind {
+        match self.kind {
+            ProbeKind::Kprobe => FetchKind::Kprobe,
+            ProbeKind::Fprobe => FetchKind::Fprobe,
+            ProbeKind::Uprobe => FetchKind::Uprobe,
         }
-        out.write_str(")")?;
-        self.primary_args
-            .write_text(out, record, self.recorder.is_return)?;
-        out.write_str("\n")
     }
-}
-
-/// An address as the kernel's `seq_print_ip_sym` prints it.
-fn write_ip(out: &mut dyn Write, ip: u64, form: Form, sym_addr: bool) -> core::fmt::Result {
-    if ip == 0 {
-        return out.write_str("0");
-    }
-    kallsyms::with_symbol(ip as usize, form, |name| {
-        out.write_str(core::str::from_utf8(name).unwrap_or("?"))
-    })?;
-    if sym_addr {
-        write!(out, " <{ip:016x}>")?;
-    }
-    Ok(())
 }

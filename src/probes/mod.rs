@@ -32,6 +32,7 @@ pub(crate) mod hit;
 pub(crate) mod point;
 pub(crate) mod recorder;
 pub(crate) mod registry;
+pub(crate) mod resolver;
 pub(crate) mod scratch;
 pub(crate) mod sinks;
 pub(crate) mod text;
