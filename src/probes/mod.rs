@@ -4,3 +4,4 @@
 //! records rftrace defines itself.
 
 pub(crate) mod hit;
+pub(crate) mod uprobe_attach;
