@@ -11,13 +11,21 @@
  *   target_strings("first" [di], "second string" [si])    returns 19
  *   target_struct(&point [di]), point = { 3, -4, "origin" } returns -1
  *   target_round(i [di]) with the round i = 0..N-1         returns i * 2
+ *   target_cold("cold string" [di])                       returns 11
+ * "cold string" lies 128 KiB inside 256 KiB of read-only data nothing else
+ * touches: until its first read it is not mapped, so a probe that reads it
+ * at the first call must fault it in (as the kernel's uprobe fetches do).
+ * `sink` (a long) holds the sum of target_round's arguments so far.
+ *
  * The build writes each function's file offset to probe-target.offsets
- * ("name 0xOFFSET" lines), for `PATH:0xOFFSET` in uprobe_events.
+ * ("name 0xOFFSET" lines), for `PATH:0xOFFSET` in uprobe_events, and the
+ * offset of `sink` for `@+OFFSET`.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#define noinline __attribute__((noinline))
+/* No inlining, cloning or dropping of calls whose result is unused. */
+#define noinline __attribute__((noipa))
 
 struct point {
 	int x;
@@ -27,6 +35,12 @@ struct point {
 
 /* Keeps the calls from being optimized out. */
 volatile long sink;
+
+static const struct {
+	char before[128 * 1024];
+	char text[16];
+	char after[128 * 1024];
+} cold __attribute__((aligned(4096))) = { .text = "cold string" };
 
 noinline int target_add(int a, long b, const char *s)
 {
@@ -57,6 +71,15 @@ noinline unsigned long target_round(unsigned long i)
 	return i * 2;
 }
 
+noinline long target_cold(const char *s)
+{
+	long n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct point point = { 3, -4, "origin" };
@@ -67,6 +90,7 @@ int main(int argc, char **argv)
 		target_strings("first", "second string");
 		target_struct(&point);
 		target_round(i);
+		target_cold(cold.text);
 	}
 	return 0;
 }
