@@ -26,6 +26,7 @@
 #include <linux/smp.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/uidgid.h>
 
@@ -44,6 +45,26 @@ void rft_inode_lock(struct inode *inode)
 void rft_inode_unlock(struct inode *inode)
 {
 	inode_unlock(inode);
+}
+
+bool rft_d_is_reg(const struct dentry *dentry)
+{
+	return d_is_reg(dentry);
+}
+
+struct inode *rft_d_real_inode(const struct dentry *dentry)
+{
+	return d_real_inode(dentry);
+}
+
+void rft_pagefault_disable(void)
+{
+	pagefault_disable();
+}
+
+void rft_pagefault_enable(void)
+{
+	pagefault_enable();
 }
 
 /* Maps an id of the mounting task's user namespace; false if unmapped. */

@@ -13,6 +13,10 @@
 struct inode *rft_d_inode(const struct dentry *dentry);
 void rft_inode_lock(struct inode *inode);
 void rft_inode_unlock(struct inode *inode);
+bool rft_d_is_reg(const struct dentry *dentry);
+struct inode *rft_d_real_inode(const struct dentry *dentry);
+void rft_pagefault_disable(void);
+void rft_pagefault_enable(void);
 bool rft_make_kuid(u32 uid, kuid_t *out);
 bool rft_make_kgid(u32 gid, kgid_t *out);
 u32 rft_uid_value(kuid_t uid);

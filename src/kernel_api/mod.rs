@@ -20,4 +20,6 @@ pub(crate) mod task;
 pub(crate) mod trace_events;
 pub(crate) mod trace_output;
 pub(crate) mod tracepoint;
+pub(crate) mod uprobes;
+pub(crate) mod user_memory;
 pub(crate) mod workqueue;
