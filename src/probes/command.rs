@@ -254,11 +254,12 @@ fn event_name_taken(group: &Name, event: &Name) -> bool {
         return false;
     };
     let (group, event) = (name_str(group), name_str(event));
-    catalog.ids().any(|id| {
+    let taken = catalog.ids().any(|id| {
         catalog
             .event_by_id(id)
             .is_some_and(|e| e.system() == group && e.name() == event)
-    })
+    });
+    taken
 }
 
 /// The kernel's checks before it appends a probe to an existing event

@@ -75,10 +75,6 @@ impl ProbeEvent {
             }? Error),
             GFP_KERNEL,
         )
-        .map(|pinned| {
-            // SAFETY: nothing moves a `ProbeEvent` out of its `Arc`.
-            unsafe { Pin::into_inner_unchecked(pinned) }
-        })
     }
 
     /// Its group (system).

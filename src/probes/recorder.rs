@@ -13,7 +13,7 @@ use crate::portable::output::ENTRY_HEADER_SIZE;
 use crate::portable::probes::layout::{head_size, Head};
 use crate::ring_buffer::NoPreempt;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use kernel::{prelude::*, sync::Arc};
+use kernel::sync::Arc;
 
 /// Where a probe fires.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
