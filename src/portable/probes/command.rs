@@ -384,8 +384,10 @@ impl ProbeCommand {
 }
 
 /// A command that removes events: `-:[GRP/]EVENT [PLACE [ARGS...]]`, or in
-/// `dynamic_events` also `!...:[GRP/]EVENT ...`. It removes every event
-/// that [`RemoveCommand::matches`]; none is `ENOENT`.
+/// `dynamic_events` also `!...:[GRP/]EVENT ...` (`dyn_event_release()`).
+/// It removes every event that [`RemoveCommand::matches`], in list order;
+/// none matching is `ENOENT`, and the first event that cannot go (`EBUSY`
+/// while enabled) stops the removal with its errno. Nothing is logged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RemoveCommand {
     /// Only events of this kind (`kprobe_events`, `uprobe_events`), or any.
@@ -398,6 +400,17 @@ pub(crate) struct RemoveCommand {
 }
 
 impl RemoveCommand {
+    /// The group, if given, from the same `line` given to
+    /// [`parse_command`].
+    pub(crate) fn group_text<'a>(&self, line: &'a [u8]) -> Option<&'a [u8]> {
+        self.group.clone().and_then(|g| line.get(g))
+    }
+
+    /// The event (empty: every event of the group).
+    pub(crate) fn event_text<'a>(&self, line: &'a [u8]) -> &'a [u8] {
+        line.get(self.event.clone()).unwrap_or(&[])
+    }
+
     /// Whether `probe` is to be removed (the ops' `match()`): its kind,
     /// event (unless empty), group (if given), then the place and the
     /// arguments, if given, as the listing shows them (`name=comm`, a
