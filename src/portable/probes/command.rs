@@ -609,10 +609,11 @@ fn parse_maxactive(
         return Err(log.err(0, 1, ProbeErrorCode::BadMaxactType, EINVAL));
     }
     let end = colon.unwrap_or(word0.len());
-    if end - 1 > names::MAX_EVENT_NAME_LEN - 1 {
+    let digits = word0.get(1..end).unwrap_or(&[]);
+    if digits.len() > names::MAX_EVENT_NAME_LEN - 1 {
         return Err(log.err(0, 1, ProbeErrorCode::BadMaxact, EINVAL));
     }
-    let maxactive = match kstrtouint(&word0[1..end]) {
+    let maxactive = match kstrtouint(digits) {
         Ok(n) if n != 0 => n,
         _ => return Err(log.err(0, 1, ProbeErrorCode::BadMaxact, EINVAL)),
     };
