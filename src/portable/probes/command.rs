@@ -384,8 +384,10 @@ impl ProbeCommand {
 }
 
 /// A command that removes events: `-:[GRP/]EVENT [PLACE [ARGS...]]`, or in
-/// `dynamic_events` also `!...:[GRP/]EVENT ...`. It removes every event
-/// that [`RemoveCommand::matches`]; none is `ENOENT`.
+/// `dynamic_events` also `!...:[GRP/]EVENT ...` (`dyn_event_release()`).
+/// It removes every event that [`RemoveCommand::matches`], in list order;
+/// none matching is `ENOENT`, and the first event that cannot go (`EBUSY`
+/// while enabled) stops the removal with its errno. Nothing is logged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RemoveCommand {
     /// Only events of this kind (`kprobe_events`, `uprobe_events`), or any.
@@ -398,6 +400,17 @@ pub(crate) struct RemoveCommand {
 }
 
 impl RemoveCommand {
+    /// The group, if given, from the same `line` given to
+    /// [`parse_command`].
+    pub(crate) fn group_text<'a>(&self, line: &'a [u8]) -> Option<&'a [u8]> {
+        self.group.clone().and_then(|g| line.get(g))
+    }
+
+    /// The event (empty: every event of the group).
+    pub(crate) fn event_text<'a>(&self, line: &'a [u8]) -> &'a [u8] {
+        line.get(self.event.clone()).unwrap_or(&[])
+    }
+
     /// Whether `probe` is to be removed (the ops' `match()`): its kind,
     /// event (unless empty), group (if given), then the place and the
     /// arguments, if given, as the listing shows them (`name=comm`, a
@@ -596,10 +609,11 @@ fn parse_maxactive(
         return Err(log.err(0, 1, ProbeErrorCode::BadMaxactType, EINVAL));
     }
     let end = colon.unwrap_or(word0.len());
-    if end - 1 > names::MAX_EVENT_NAME_LEN - 1 {
+    let digits = word0.get(1..end).unwrap_or(&[]);
+    if digits.len() > names::MAX_EVENT_NAME_LEN - 1 {
         return Err(log.err(0, 1, ProbeErrorCode::BadMaxact, EINVAL));
     }
-    let maxactive = match kstrtouint(&word0[1..end]) {
+    let maxactive = match kstrtouint(digits) {
         Ok(n) if n != 0 => n,
         _ => return Err(log.err(0, 1, ProbeErrorCode::BadMaxact, EINVAL)),
     };

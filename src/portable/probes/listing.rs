@@ -44,7 +44,10 @@ impl ProbeArgs for NoArgs {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum KprobeAt<'a> {
     /// At an address: the kernel lists it as `0x%p`, a hashed pointer;
-    /// `pointer_text` is what `%p` printed.
+    /// `pointer_text` is what `%p` printed for the registered
+    /// `kp.addr`, which the kprobe core may have moved (past an `endbr64`
+    /// at a function's entry), so it can differ from the `%p` of the
+    /// generated event name, made from the address as written.
     Address {
         /// The `%p` text.
         pointer_text: &'a [u8],
@@ -63,7 +66,9 @@ pub(crate) enum KprobeAt<'a> {
 pub(crate) enum ListedPlace<'a> {
     /// A kprobe or kretprobe.
     Kprobe {
-        /// `r[MAXACTIVE]`, shown for return probes when not 0.
+        /// `r[MAXACTIVE]`, shown for return probes when not 0. The kernel
+        /// shows the registered kretprobe's: a command without one lists
+        /// as [`kretprobe_default_maxactive`] (`r10` on the test VM).
         maxactive: u32,
         /// Where.
         at: KprobeAt<'a>,
@@ -181,6 +186,12 @@ impl ListedProbe<'_> {
             ListedPlace::Tprobe { tracepoint } => write_bytes(out, tracepoint),
         }
     }
+}
+
+/// The `maxactive` a kretprobe gets when the command gives none:
+/// `register_kretprobe()` makes 0 into `max(10, 2 * num_possible_cpus())`.
+pub(crate) fn kretprobe_default_maxactive(possible_cpus: u32) -> u32 {
+    possible_cpus.saturating_mul(2).max(10)
 }
 
 /// `0x%016lx` and, with a reference counter, `(0x%lx)`.
@@ -335,6 +346,58 @@ mod tests {
         );
     }
 
+    /// Lines the test kernel (Linux 7.2, 2 CPUs) listed in `kprobe_events`
+    /// and `uprobe_events` for `p:ev vfs_read a=%di +8(%si):u32`,
+    /// `r vfs_write`, `p:g-1.x vfs_read%return`, `r5:e /bin/sh:0x10` and
+    /// `p:uu /bin/sh:0x20%return(0x8)`.
+    #[test]
+    fn lines_the_kernel_listed() {
+        let args = Args(&[(b"a", b"%di"), (b"arg2", b"+8(%si):u32")]);
+        let at = KprobeAt::Symbol {
+            symbol: b"vfs_read",
+            offset: 0,
+        };
+        assert_eq!(
+            line(&kprobe(false, 0, at, &args)),
+            "p:kprobes/ev vfs_read a=%di arg2=+8(%si):u32\n"
+        );
+        let write = KprobeAt::Symbol {
+            symbol: b"vfs_write",
+            offset: 0,
+        };
+        let r = ListedProbe {
+            event: b"r_vfs_write_0",
+            ..kprobe(true, kretprobe_default_maxactive(2), write, &NoArgs)
+        };
+        assert_eq!(line(&r), "r10:kprobes/r_vfs_write_0 vfs_write\n");
+        let r = ListedProbe {
+            group: b"g-1",
+            event: b"x",
+            ..kprobe(true, kretprobe_default_maxactive(2), at, &NoArgs)
+        };
+        assert_eq!(line(&r), "r10:g-1/x vfs_read\n");
+        let up = |event: &'static [u8], offset, ref_ctr_offset| ListedProbe {
+            is_return: true,
+            group: b"uprobes",
+            event,
+            place: ListedPlace::Uprobe {
+                path: b"/bin/sh",
+                offset,
+                ref_ctr_offset,
+            },
+            args: &NoArgs,
+        };
+        assert_eq!(
+            line(&up(b"p_sh_0x10", 0x10, 0)),
+            "r:uprobes/p_sh_0x10 /bin/sh:0x0000000000000010\n"
+        );
+        assert_eq!(
+            line(&up(b"uu", 0x20, 8)),
+            "r:uprobes/uu /bin/sh:0x0000000000000020(0x8)\n"
+        );
+        assert_eq!(kretprobe_default_maxactive(8), 16);
+    }
+
     #[test]
     fn uprobe_and_fprobe_lines() {
         let up = |is_return, ref_ctr_offset| ListedProbe {
@@ -425,6 +488,17 @@ mod tests {
         assert!(up.head_matches(b"/bin/sh:0x0000000000000010"));
         assert!(!up.head_matches(b"/bin/sh:0x10"));
         assert!(!up.head_matches(b"/bin/sh:0x0000000000000010%return"));
+        // With a reference counter, only with it (as the test kernel did).
+        let with_ref = ListedProbe {
+            place: ListedPlace::Uprobe {
+                path: b"/bin/sh",
+                offset: 0x20,
+                ref_ctr_offset: 8,
+            },
+            ..up
+        };
+        assert!(with_ref.head_matches(b"/bin/sh:0x0000000000000020(0x8)"));
+        assert!(!with_ref.head_matches(b"/bin/sh:0x0000000000000020"));
         // An fprobe's head has no %return.
         let f = ListedProbe {
             is_return: true,

@@ -96,6 +96,22 @@ pub(crate) struct ArgFlags {
 }
 
 impl ArgFlags {
+    /// The kernel's `TPARG_FL_*` bits.
+    pub(crate) fn bits(&self) -> u32 {
+        [
+            (self.is_return, 1 << 0),
+            (self.kernel, 1 << 1),
+            (self.fentry, 1 << 2),
+            (self.user, 1 << 4),
+            (self.fprobe, 1 << 5),
+            (self.tpoint, 1 << 6),
+        ]
+        .iter()
+        .filter(|(set, _)| *set)
+        .map(|(_, bit)| bit)
+        .sum()
+    }
+
     /// `tparg_is_function_entry()`.
     pub(crate) fn is_function_entry(&self) -> bool {
         self.kernel && self.fentry && !self.is_return && !self.user
@@ -454,6 +470,33 @@ mod tests {
         assert_eq!(kstrtol(b"-9223372036854775808"), Ok(i64::MIN));
         assert_eq!(kstrtol(b"9223372036854775808"), Err(ERANGE));
         assert_eq!(kstrtol(b"+"), Err(EINVAL));
+    }
+
+    #[test]
+    fn flag_bits_are_the_kernels() {
+        let f = ArgFlags {
+            is_return: true,
+            kernel: true,
+            ..ArgFlags::default()
+        };
+        assert_eq!(f.bits(), 0b11);
+        assert!(f.is_function_return() && !f.is_function_entry());
+        let f = ArgFlags {
+            kernel: true,
+            fentry: true,
+            fprobe: true,
+            tpoint: true,
+            ..ArgFlags::default()
+        };
+        assert_eq!(f.bits(), 0b110_0110);
+        assert!(f.is_function_entry());
+        let f = ArgFlags {
+            is_return: true,
+            user: true,
+            ..ArgFlags::default()
+        };
+        assert_eq!(f.bits(), 0b1_0001);
+        assert!(!f.is_function_return());
     }
 
     #[test]

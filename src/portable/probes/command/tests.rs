@@ -620,7 +620,10 @@ fn removal_commands() {
             event: 2..4
         }
     );
-    let r = remove("-:grp/ev vfs_read", Up);
+    let line = "-:grp/ev vfs_read";
+    let r = remove(line, Up);
+    assert_eq!(r.group_text(line.as_bytes()), Some(&b"grp"[..]));
+    assert_eq!(r.event_text(line.as_bytes()), b"ev");
     assert_eq!(
         r,
         RemoveCommand {
@@ -709,4 +712,54 @@ fn removal_matching() {
         ..probe
     };
     assert!(!remove("-:ev vfs_read a=%di", Kp).matches(b"-:ev vfs_read a=%di", &none));
+}
+
+/// Carets the test kernel (Linux 7.2) put in `error_log`, read off its
+/// `^` lines: (file, command, subsystem, caret).
+#[test]
+fn carets_the_kernel_logged() {
+    let logged: &[(Source, &str, Subsystem, usize)] = &[
+        (Kp, "p5:e vfs_read", Subsystem::TraceKprobe, 1),
+        (Kp, "r1x vfs_read", Subsystem::TraceKprobe, 1),
+        (Kp, "p:e vfs_read%ret", Subsystem::TraceKprobe, 12),
+        (Kp, "p:e vfs_read+0x100000000", Subsystem::TraceKprobe, 4),
+        (Kp, "p: vfs_read", Subsystem::TraceKprobe, 2),
+        (Kp, "r16:g/1e vfs_read", Subsystem::TraceKprobe, 6),
+        (Kp, "p:e 0x1000 $arg1", Subsystem::TraceKprobe, 11),
+        (
+            Kp,
+            "p:e vfs_read $arg* a=1 $arg*",
+            Subsystem::TraceKprobe,
+            23,
+        ),
+        (Kp, "p5 /bin/sh:1", Subsystem::TraceKprobe, 1),
+        (Up, "p:e /bin/sh:1%ret", Subsystem::TraceUprobe, 13),
+        (Up, "p:e /bin/sh:1(2", Subsystem::TraceUprobe, 15),
+        (Up, "p:e /bin/sh:1(2)%return", Subsystem::TraceUprobe, 16),
+        (Up, "p:1e /bin/sh:1", Subsystem::TraceUprobe, 2),
+        (Dyn, "p5 /bin/sh:1", Subsystem::TraceKprobe, 1),
+        (Dyn, "p:/e /bin/sh:1", Subsystem::TraceUprobe, 2),
+    ];
+    for &(source, line, subsystem, caret) in logged {
+        let (s, _, pos, _) = error(line, source);
+        assert_eq!((s, pos), (subsystem, caret), "{line}");
+    }
+    // `$arg*` without BTF: the kernel logged NOSUP_BTFARG at the last `$arg`
+    // word (then the argument parser's own error).
+    assert_eq!(
+        add("p:e vfs_read $arg* $arg2", Kp).notice.map(|n| n.pos),
+        Some(19)
+    );
+    // Not logged at all: EINVAL alone.
+    for (source, line) in [
+        (Kp, "p:e /bin/sh:0x10"),
+        (Kp, "x vfs_read"),
+        (Kp, " -:e"),
+        (Up, "p:e vfs_read"),
+    ] {
+        assert_eq!(parse(line, source), silent(EINVAL), "{line}");
+    }
+    for line in ["x vfs_read", "  -:e", "f:e vfs_read", "p:e"] {
+        assert_eq!(parse(line, Dyn), no_matching_type(), "{line}");
+    }
 }
