@@ -29,6 +29,7 @@ use crate::portable::probes::listing::{self, ListedProbe};
 use super::text::TextOut;
 use crate::portable::probes::names::Name;
 use crate::portable::probes::place::Place;
+use crate::portable::sort::heap_sort;
 use core::fmt::{self, Write};
 use kernel::{prelude::*, sync::Arc};
 
@@ -321,7 +322,7 @@ fn place_text(line: &[u8], command: &ProbeCommand) -> Result<(PlaceText, Space),
     Ok(match &command.place {
         Place::Address(addr) => (
             PlaceText::Kprobe {
-                maxactive: command.maxactive,
+                maxactive: listed_maxactive(command),
                 symbol: None,
                 offset: 0,
                 pointer_text: pointer_text(*addr)?,
@@ -330,7 +331,7 @@ fn place_text(line: &[u8], command: &ProbeCommand) -> Result<(PlaceText, Space),
         ),
         Place::Symbol { symbol, offset } => (
             PlaceText::Kprobe {
-                maxactive: command.maxactive,
+                maxactive: listed_maxactive(command),
                 symbol: Some(owned(text(line, symbol))?),
                 offset: *offset,
                 pointer_text: KVec::new(),
@@ -359,6 +360,17 @@ fn place_text(line: &[u8], command: &ProbeCommand) -> Result<(PlaceText, Space),
         // only when `has_fprobe_events` says so.
         Place::Tracepoint { .. } => return Err(silent(EINVAL_ERRNO)),
     })
+}
+
+/// The `MAXACTIVE` the listings show for the probe of `command`: a
+/// kretprobe registered without one has the kernel's default.
+fn listed_maxactive(command: &ProbeCommand) -> u32 {
+    match (command.kind, command.maxactive) {
+        (grammar::ProbeKind::Kretprobe, 0) => {
+            listing::kretprobe_default_maxactive(crate::instance::nr_cpu_ids() as u32)
+        }
+        (_, maxactive) => maxactive,
+    }
 }
 
 /// Gives `@SYM` arguments their addresses, as the kernel does when it
@@ -455,7 +467,18 @@ fn make_point(
         ),
         _ => return Err(silent(EINVAL_ERRNO)),
     };
+    let mut place = place;
+    if let (PlaceText::Kprobe { symbol: None, pointer_text: shown, .. }, Attachment::Kernel(probe)) =
+        (&mut place, &attachment)
+    {
+        // The listings show the probed address (past an `endbr64`), as
+        // the kernel shows its kprobe's.
+        if let Some(addr) = probe.address() {
+            *shown = pointer_text(addr as u64)?;
+        }
+    }
     Ok(Point {
+        seq: super::point::next_seq(),
         place,
         handler,
         attachment,
@@ -552,15 +575,37 @@ pub(crate) fn write_definitions(out: &mut dyn Write, kind: Option<ProbeKind>) ->
     let Ok(registry) = registry::lock() else {
         return Ok(());
     };
-    for event in registry.events() {
+    for_each_point(&registry, kind, |event, point| {
+        listing::write_probe_line(out, &listed(event, point))
+    })
+}
+
+/// Calls `f` on every point of the events of `kind` (all for `None`), in
+/// the order the points were made, as the kernel's `dyn_event_list`.
+fn for_each_point(
+    registry: &Registry,
+    kind: Option<ProbeKind>,
+    mut f: impl FnMut(&ProbeEvent, &Point) -> fmt::Result,
+) -> fmt::Result {
+    let mut order: KVec<(u64, usize, usize)> = KVec::new();
+    for (e, event) in registry.events().iter().enumerate() {
         if kind.is_some_and(|k| k != event.kind) {
             continue;
         }
-        event.with_points(|points| {
+        let pushed = event.with_points(|points| {
             points
                 .iter()
-                .try_for_each(|point| listing::write_probe_line(out, &listed(event, point)))
-        })?;
+                .enumerate()
+                .try_for_each(|(p, point)| order.push((point.seq, e, p), GFP_KERNEL))
+        });
+        pushed.map_err(|_| fmt::Error)?;
+    }
+    heap_sort(&mut order);
+    for &(_, e, p) in order.iter() {
+        let Some(event) = registry.events().get(e) else {
+            continue;
+        };
+        event.with_points(|points| points.get(p).map_or(Ok(()), |point| f(event, point)))?;
     }
     Ok(())
 }
@@ -570,20 +615,13 @@ pub(crate) fn write_profile(out: &mut dyn Write, kind: ProbeKind) -> fmt::Result
     let Ok(registry) = registry::lock() else {
         return Ok(());
     };
-    for event in registry.events().iter().filter(|e| e.kind == kind) {
-        event.with_points(|points| {
-            points.iter().try_for_each(|point| match (&point.place, kind) {
-                (PlaceText::Uprobe { path, .. }, ProbeKind::Uprobe) => {
-                    listing::write_uprobe_profile_line(out, path, event.name().as_bytes(), point.hits())
-                }
-                _ => listing::write_kprobe_profile_line(
-                    out,
-                    event.name().as_bytes(),
-                    point.hits(),
-                    point.misses(),
-                ),
-            })
-        })?;
-    }
-    Ok(())
+    for_each_point(&registry, Some(kind), |event, point| {
+        let name = event.name().as_bytes();
+        match &point.place {
+            PlaceText::Uprobe { path, .. } => {
+                listing::write_uprobe_profile_line(out, path, name, point.hits())
+            }
+            _ => listing::write_kprobe_profile_line(out, name, point.hits(), point.misses()),
+        }
+    })
 }

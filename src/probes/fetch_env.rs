@@ -8,6 +8,7 @@ use super::hit::Hit;
 use super::recorder::Space as ProbeSpace;
 use crate::kernel_api::kallsyms::{self, Form};
 use crate::kernel_api::nofault::{self, Space as MemorySpace};
+use crate::kernel_api::user_memory;
 use crate::portable::probes::exec::{FetchEnv, Space};
 
 /// The fetch environment of one hit.
@@ -91,6 +92,11 @@ impl FetchEnv for HitEnv<'_> {
     }
 
     fn read(&self, space: Space, addr: u64, buf: &mut [u8]) -> bool {
+        if space == Space::User && self.space == ProbeSpace::User {
+            // A uprobe's own task, preemptible: pages may be faulted in,
+            // as the kernel's uprobe fetches do.
+            return user_memory::read(addr as usize, buf);
+        }
         nofault::copy(addr as usize, memory(space), buf)
     }
 

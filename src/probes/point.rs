@@ -148,8 +148,18 @@ impl PlaceText {
     }
 }
 
+/// The order points were made in: the listings show them in it.
+static NEXT_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// The next point's place in the listings.
+pub(crate) fn next_seq() -> u64 {
+    NEXT_SEQ.fetch_add(1, Relaxed)
+}
+
 /// One probe point.
 pub(crate) struct Point {
+    /// Its place in the order points were made.
+    pub(crate) seq: u64,
     pub(crate) place: PlaceText,
     pub(crate) handler: Arc<PointHandler>,
     pub(crate) attachment: Attachment,
