@@ -316,7 +316,7 @@ impl<'r> Run<'r, '_> {
                             continue 'stage3;
                         }
                         // An array of string pointers: the next pointer.
-                        pc -= 1;
+                        pc = pc.saturating_sub(1);
                         val = lval.wrapping_add(8);
                         if self.store {
                             dest += 4;
@@ -444,7 +444,7 @@ impl<'r> Run<'r, '_> {
         let Some(out) = self.record.get_mut(at..) else {
             return ENOMEM;
         };
-        let len = env.symbol_text(addr, out);
+        let len = env.symbol_text(addr, out).min(out.len());
         if let Some(nul) = out.get_mut(len) {
             *nul = 0;
         }
