@@ -75,9 +75,11 @@ pub(crate) struct ParseContext<'a> {
     pub(crate) kind: ProbeKind,
     /// A return probe (`r`, `%return`).
     pub(crate) is_return: bool,
-    /// A kprobe placed at a function's entry (`kprobe_on_func_entry`):
-    /// `$argN` reads the function's arguments. Fprobes are always at an
-    /// entry or a return.
+    /// A kprobe placed by symbol at a function's entry
+    /// (`kprobe_on_func_entry(NULL, sym, off) == 0`: `+0`, and up to `+4`
+    /// over an `endbr64`): `$argN` reads the function's arguments. False
+    /// for a probe placed by address. Fprobes are always at an entry or a
+    /// return.
     pub(crate) at_func_entry: bool,
     /// The arguments already parsed, in order: for duplicate names, the
     /// offset of this one and the entry data of `$argN` on return probes.
