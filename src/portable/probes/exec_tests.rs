@@ -109,6 +109,7 @@ pub(crate) fn parse_all(kind: ProbeKind, is_return: bool, words: &[&str]) -> Vec
             is_return,
             at_func_entry: true,
             previous: &out,
+            param_max_stack: super::super::fetch::PARAM_MAX_STACK,
         };
         let spec = parse_arg(w.as_bytes(), i, &ctx).unwrap_or_else(|e| panic!("{w}: {e:?}"));
         out.push(spec);

@@ -12,6 +12,7 @@ fn ctx(kind: ProbeKind, is_return: bool, at_func_entry: bool) -> ParseContext<'s
         is_return,
         at_func_entry,
         previous: &[],
+        param_max_stack: PARAM_MAX_STACK,
     }
 }
 
@@ -834,4 +835,16 @@ fn arg_star_is_logged_twice_by_the_kernel() {
         }
     );
     assert_eq!(fails("$arg*", &c), (BadVar, 0));
+}
+
+#[test]
+fn the_stack_limit_is_the_kernels_thread_size() {
+    let kasan = ParseContext {
+        param_max_stack: 32768 / 8,
+        ..kprobe()
+    };
+    assert_eq!(ops("$stack4096", &kasan)[0], Stack(4096));
+    assert_eq!(fails("$stack4097", &kasan), (BadStackNum, 0));
+    assert_eq!(ops("$arg4096", &kasan)[0], Arg(4095));
+    assert_eq!(fails("$arg4097", &kasan), (BadArgNum, 0));
 }
