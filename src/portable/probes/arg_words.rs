@@ -187,6 +187,7 @@ mod tests {
             is_return,
             at_func_entry,
             previous: &[],
+            param_max_stack: super::super::fetch::PARAM_MAX_STACK,
         }
     }
 

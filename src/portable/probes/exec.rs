@@ -85,6 +85,9 @@ pub(crate) trait FetchEnv {
     /// or `0x...` for no symbol), without a NUL, into `out` as far as it
     /// fits; returns the text's whole length.
     fn symbol_text(&self, addr: u64, out: &mut [u8]) -> usize;
+    /// `TASK_SIZE` of the current task: a kprobe's kernel reads below it
+    /// read user memory (see `Run::space`).
+    fn task_size(&self) -> u64;
     /// For `@+OFFSET` of a uprobe: the address file offset 0 of the probed
     /// binary is mapped at (`translate_user_vaddr`: the hit address less
     /// the probe's file offset).
@@ -193,9 +196,13 @@ impl<'r> Run<'r, '_> {
             .then(|| u64::from_le_bytes(word))
     }
 
-    /// The space of a kernel-side read: uprobes read user memory only.
-    fn space(&self, user: bool) -> Space {
-        if user || self.user() {
+    /// The space a read of `addr` goes to: uprobes read user memory only;
+    /// a kprobe's user steps read user memory, and so do its kernel steps
+    /// below `TASK_SIZE` (x86 has `ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE`:
+    /// `probe_mem_read`, `fetch_store_strlen` and `fetch_store_string` of
+    /// trace_probe_kernel.h turn to their user forms there).
+    fn space(&self, user: bool, addr: u64) -> Space {
+        if user || self.user() || addr < self.env.task_size() {
             Space::User
         } else {
             Space::Kernel
@@ -225,7 +232,7 @@ impl<'r> Run<'r, '_> {
                 };
                 lval = val;
                 let addr = val.wrapping_add(i64::from(offset) as u64);
-                match self.load_word(self.space(user), addr) {
+                match self.load_word(self.space(user, addr), addr) {
                     Some(word) => val = word,
                     None => return EFAULT,
                 }
@@ -237,10 +244,10 @@ impl<'r> Run<'r, '_> {
                 if !self.store {
                     ret = match self.op(pc) {
                         FetchOp::StoreString { offset } => {
-                            self.string_size(self.source(token, &comm, val, offset, false), false)
+                            self.string_size(self.source(token, &comm, val, offset, false))
                         }
                         FetchOp::StoreUserString { offset } => {
-                            self.string_size(self.source(token, &comm, val, offset, true), true)
+                            self.string_size(self.source(token, &comm, val, offset, true))
                         }
                         FetchOp::StoreSymstr { offset } => {
                             // fetch_store_symstrlen
@@ -309,7 +316,7 @@ impl<'r> Run<'r, '_> {
                             continue 'stage3;
                         }
                         // An array of string pointers: the next pointer.
-                        pc -= 1;
+                        pc = pc.saturating_sub(1);
                         val = lval.wrapping_add(8);
                         if self.store {
                             dest += 4;
@@ -347,10 +354,10 @@ impl<'r> Run<'r, '_> {
     {
         let arg: &'r ArgSpec = self.arg;
         match token {
-            Token::Number => Source::Memory(
-                self.space(user_op),
-                val.wrapping_add(i64::from(offset) as u64),
-            ),
+            Token::Number => {
+                let addr = val.wrapping_add(i64::from(offset) as u64);
+                Source::Memory(self.space(user_op, addr), addr)
+            }
             Token::Comm => Source::Local(until_nul(comm)),
             Token::Data if self.user() => Source::Fault,
             Token::Data => Source::Local(arg.text()),
@@ -359,7 +366,7 @@ impl<'r> Run<'r, '_> {
 
     /// The dynamic size of a string (`fetch_store_strlen` and its user and
     /// uprobe forms).
-    fn string_size(&self, source: Source<'_>, user_op: bool) -> i64 {
+    fn string_size(&self, source: Source<'_>) -> i64 {
         match source {
             Source::Local(bytes) => bytes.len() as i64 + 1,
             Source::Fault => 0,
@@ -371,7 +378,7 @@ impl<'r> Run<'r, '_> {
                         Some(l) if l <= MAX_STRING_SIZE => l as i64,
                         _ => 0,
                     }
-                } else if user_op {
+                } else if space == Space::User {
                     // strnlen_user_nofault: 0 on a fault, MAX + 1 if longer.
                     len.map_or(0, |l| l as i64)
                 } else {
@@ -437,7 +444,7 @@ impl<'r> Run<'r, '_> {
         let Some(out) = self.record.get_mut(at..) else {
             return ENOMEM;
         };
-        let len = env.symbol_text(addr, out);
+        let len = env.symbol_text(addr, out).min(out.len());
         if let Some(nul) = out.get_mut(len) {
             *nul = 0;
         }
@@ -455,9 +462,9 @@ impl<'r> Run<'r, '_> {
     /// `probe_mem_read` of the last step: a fault is not reported (the
     /// bytes read 0 here).
     fn store_mem(&mut self, dest: usize, user: bool, val: u64, offset: i32, size: u8) {
-        let space = self.space(user);
-        let env = self.env;
         let addr = val.wrapping_add(i64::from(offset) as u64);
+        let space = self.space(user, addr);
+        let env = self.env;
         if let Some(slot) = self.record.get_mut(dest..dest + usize::from(size)) {
             if !env.read(space, addr, slot) {
                 slot.fill(0);

@@ -13,6 +13,7 @@ pub(crate) struct FakeEnv {
     pub(crate) memory: Vec<(Space, u64, Vec<u8>)>,
     pub(crate) entry: Vec<u64>,
     pub(crate) base: u64,
+    pub(crate) task_size: u64,
 }
 
 impl FakeEnv {
@@ -25,6 +26,7 @@ impl FakeEnv {
             memory: Vec::new(),
             entry: Vec::new(),
             base: 0,
+            task_size: 0,
         }
     }
 
@@ -91,6 +93,9 @@ impl FetchEnv for FakeEnv {
         out[..n].copy_from_slice(&text.as_bytes()[..n]);
         text.len()
     }
+    fn task_size(&self) -> u64 {
+        self.task_size
+    }
     fn file_offset_base(&self) -> u64 {
         self.base
     }
@@ -104,6 +109,7 @@ pub(crate) fn parse_all(kind: ProbeKind, is_return: bool, words: &[&str]) -> Vec
             is_return,
             at_func_entry: true,
             previous: &out,
+            param_max_stack: super::super::fetch::PARAM_MAX_STACK,
         };
         let spec = parse_arg(w.as_bytes(), i, &ctx).unwrap_or_else(|e| panic!("{w}: {e:?}"));
         out.push(spec);
@@ -217,14 +223,36 @@ fn strings_follow_the_fixed_part() {
 }
 
 #[test]
-fn a_kernel_string_is_read_only_from_kernel_memory() {
+fn kprobes_read_user_memory_below_task_size() {
     let mut env = FakeEnv::new();
+    env.task_size = 0x7fff_ffff_f000;
     env.set(SI, 0x7000);
     env.map(Space::User, 0x7000, b"user\0");
-    let args = parse_all(ProbeKind::Kprobe, false, &["+0(%si):string"]);
+    env.set(DI, 0xffff_8880_0000_1000);
+    env.map(
+        Space::Kernel,
+        0xffff_8880_0000_1000,
+        &0x7000u64.to_le_bytes(),
+    );
+    env.set(BX, 0x9000);
+    let args = parse_all(
+        ProbeKind::Kprobe,
+        false,
+        &[
+            "+0(%si):string",
+            "+0(%si):u8[2]",
+            "+0(+0(%di)):u8",
+            "+0(%di):u8",
+            "+0(%bx):string",
+        ],
+    );
     let r = record(&args, &env, false);
-    assert_eq!(r.len(), 20);
-    assert_eq!(u32_at(&r, 16) >> 16, 0);
+    assert_eq!(string_at(&r, 16), (5, b"user\0".to_vec()));
+    assert_eq!(&r[20..23], b"usu");
+    assert_eq!(r[23], 0);
+    // A user string that faults measures 0 (strnlen_user_nofault).
+    assert_eq!(r.len(), 16 + 4 + 2 + 1 + 1 + 4 + 5);
+    assert_eq!(u32_at(&r, 24) >> 16, 0);
 }
 
 #[test]

@@ -30,8 +30,8 @@ pub(crate) const MAX_TRACE_ARGS: usize = 128;
 pub(crate) const MAX_PROBE_EVENT_SIZE: usize = 3072;
 /// `MAX_STRING_SIZE` (`PATH_MAX`): the longest string an argument reads.
 pub(crate) const MAX_STRING_SIZE: usize = 4096;
-/// `PARAM_MAX_STACK` of the test kernel: `THREAD_SIZE / sizeof(long)`
-/// with 16 KiB stacks (x86-64 without KASAN).
+/// `PARAM_MAX_STACK` (`THREAD_SIZE / sizeof(long)`) with x86-64's 16 KiB
+/// stacks; KASAN doubles them (see [`ParseContext::param_max_stack`]).
 pub(crate) const PARAM_MAX_STACK: u64 = 16384 / 8;
 
 /// The names no argument may take (`reserved_field_names`).
@@ -75,13 +75,19 @@ pub(crate) struct ParseContext<'a> {
     pub(crate) kind: ProbeKind,
     /// A return probe (`r`, `%return`).
     pub(crate) is_return: bool,
-    /// A kprobe placed at a function's entry (`kprobe_on_func_entry`):
-    /// `$argN` reads the function's arguments. Fprobes are always at an
-    /// entry or a return.
+    /// A kprobe placed by symbol at a function's entry
+    /// (`kprobe_on_func_entry(NULL, sym, off) == 0`: `+0`, and up to `+4`
+    /// over an `endbr64`): `$argN` reads the function's arguments. False
+    /// for a probe placed by address. Fprobes are always at an entry or a
+    /// return.
     pub(crate) at_func_entry: bool,
     /// The arguments already parsed, in order: for duplicate names, the
     /// offset of this one and the entry data of `$argN` on return probes.
     pub(crate) previous: &'a [ArgSpec],
+    /// The kernel's `PARAM_MAX_STACK`, `THREAD_SIZE / sizeof(long)`: the
+    /// largest N of `$stackN` (kernel probes) and `$argN`
+    /// ([`PARAM_MAX_STACK`] without KASAN).
+    pub(crate) param_max_stack: u64,
 }
 
 impl ParseContext<'_> {
@@ -799,7 +805,7 @@ impl<'c, 'a> Parser<'c, 'a> {
                     let Ok(param) = kstrtoul(rest, 10) else {
                         return fail(ProbeErrorCode::BadVar);
                     };
-                    if self.flags & FL_KERNEL != 0 && param > PARAM_MAX_STACK {
+                    if self.flags & FL_KERNEL != 0 && param > self.ctx.param_max_stack {
                         return fail(ProbeErrorCode::BadStackNum);
                     }
                     FetchOp::Stack(param as u32)
@@ -812,7 +818,7 @@ impl<'c, 'a> Parser<'c, 'a> {
             let Ok(param) = kstrtoul(rest, 10) else {
                 return fail(ProbeErrorCode::BadVar);
             };
-            if param == 0 || param > PARAM_MAX_STACK {
+            if param == 0 || param > self.ctx.param_max_stack {
                 return fail(ProbeErrorCode::BadArgNum);
             }
             let param = (param - 1) as u32;

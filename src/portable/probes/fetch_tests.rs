@@ -12,6 +12,7 @@ fn ctx(kind: ProbeKind, is_return: bool, at_func_entry: bool) -> ParseContext<'s
         is_return,
         at_func_entry,
         previous: &[],
+        param_max_stack: PARAM_MAX_STACK,
     }
 }
 
@@ -532,4 +533,318 @@ fn good_names() {
     assert!(!is_good_name(b"\xd7"));
     assert!(!is_good_name(b""));
     assert!(!is_good_name(b"a.b"));
+}
+
+/// Where a reference word was written in the kernel.
+#[derive(Clone, Copy)]
+enum Where {
+    KprobeEntry,
+    Kretprobe,
+    Uprobe,
+}
+const KPROBE_ENTRY: Where = Where::KprobeEntry;
+const KRETPROBE: Where = Where::Kretprobe;
+const UPROBE: Where = Where::Uprobe;
+
+/// Words written to the test kernel's own `kprobe_events` and
+/// `uprobe_events` (`p:kprobes/t vfs_read WORD`, `r:kprobes/t vfs_read
+/// WORD`, `p:uprobes/t /bin/sh:0x1000 WORD`) and what its `error_log`
+/// said: the message and the caret's offset in the word (`None`: taken).
+const KERNEL_REFERENCE: &[(Where, &str, Option<(&str, usize)>)] = &[
+    (KPROBE_ENTRY, "%rax", Some(("Invalid register name", 0))),
+    (KPROBE_ENTRY, "a=%", Some(("Invalid register name", 2))),
+    (KPROBE_ENTRY, "@0xz", Some(("Invalid memory address", 0))),
+    (
+        KPROBE_ENTRY,
+        "@+10",
+        Some(("File offset is not available with kprobe", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+8%di",
+        Some(("Dereference needs a brace", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+x(%di)",
+        Some(("Invalid dereference offset", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "a=+8(%di",
+        Some(("Dereference brace is not closed", 8)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+0($comm)",
+        Some(("$comm can not be dereferenced", 3)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "a=\\\"abc",
+        Some(("String is not closed with '\"'", 7)),
+    ),
+    (KPROBE_ENTRY, "\\xyz", Some(("Invalid immediate value", 1))),
+    (KPROBE_ENTRY, "a=\\", Some(("Invalid immediate value", 3))),
+    (
+        KPROBE_ENTRY,
+        "(int)%di",
+        Some(("BTF is not available or not supported", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "a=foo",
+        Some(("BTF is not available or not supported", 2)),
+    ),
+    (KPROBE_ENTRY, "123", Some(("Invalid fetch argument", 0))),
+    (KPROBE_ENTRY, "a=+0()", Some(("Invalid fetch argument", 5))),
+    (KPROBE_ENTRY, ":u8", Some(("Invalid fetch argument", 0))),
+    (KPROBE_ENTRY, "+8(%rax)", Some(("Invalid register name", 3))),
+    (
+        KPROBE_ENTRY,
+        "+u8(%rax)",
+        Some(("Invalid register name", 3)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "-u8(%rax)",
+        Some(("Invalid register name", 3)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "a=+8($foo)",
+        Some(("Invalid $-variable specified", 5)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+8(+4(%di)",
+        Some(("Dereference brace is not closed", 9)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "%di:u128",
+        Some(("Unknown type is specified", 4)),
+    ),
+    (KPROBE_ENTRY, "%di:", Some(("Unknown type is specified", 4))),
+    (
+        KPROBE_ENTRY,
+        "$comm:u8",
+        Some(("$comm and immediate-string only accepts string type", 6)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "$comm:string[2]",
+        Some(("$comm and immediate-string only accepts string type", 6)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "\\\"a\":u32",
+        Some(("$comm and immediate-string only accepts string type", 5)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "\\\"a:b\"",
+        Some(("$comm and immediate-string only accepts string type", 4)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+0(%di):u8[4",
+        Some(("Array is not closed", 12)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+0(%di):u8[4]x",
+        Some(("Array has wrong suffix", 13)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+0(%di):u8[0]",
+        Some(("Invalid array size", 11)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+0(%di):u8[65]",
+        Some(("Array number is too big", 11)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "%di:string",
+        Some(("String accepts only memory argument", 4)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "%di:u8[2]",
+        Some(("String accepts only memory argument", 4)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+u0(%di):u8[2]",
+        Some(("String accepts only memory argument", 12)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+0(%di):symstr[2]",
+        Some(("String accepts only memory argument", 11)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "\\1:symstr",
+        Some(("Symbol String doesn't accept data/userdata", 3)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+u0(%di):symstr",
+        Some(("Symbol String doesn't accept data/userdata", 12)),
+    ),
+    (KPROBE_ENTRY, "%di:b4@6/8", Some(("Invalid bitfield", 4))),
+    (KPROBE_ENTRY, "%di:b4/8", Some(("Invalid bitfield", 4))),
+    (
+        KPROBE_ENTRY,
+        "+0(%di):b9@0/8",
+        Some(("Invalid bitfield", 11)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "%di:b4@0/12",
+        Some(("Unknown type is specified", 4)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%di)))))))))))))))",
+        Some(("Dereference is too much nested", 3)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@1))))))))))))):symstr",
+        Some(("Dereference is too much nested", 3)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "$stack2049",
+        Some(("Invalid stack number", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "$stack1x",
+        Some(("Invalid $-variable specified", 0)),
+    ),
+    (KPROBE_ENTRY, "$arg0", Some(("Invalid argument number", 0))),
+    (
+        KPROBE_ENTRY,
+        "$arg",
+        Some(("Invalid $-variable specified", 0)),
+    ),
+    (KPROBE_ENTRY, "v=$arg1", None),
+    (
+        KPROBE_ENTRY,
+        "$retval",
+        Some(("$retval is not available on probe", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "abcdefghijabcdefghijabcdefghijabc=%ax",
+        Some(("Argument name is too long", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "=%ax",
+        Some(("Argument name is not specified", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "1a=%ax",
+        Some((
+            "Argument name must follow the same rules as C identifiers",
+            0,
+        )),
+    ),
+    (
+        KPROBE_ENTRY,
+        "common_pid=%ax",
+        Some(("This argument name is already used", 0)),
+    ),
+    (
+        KPROBE_ENTRY,
+        "1=$foo",
+        Some((
+            "Argument name must follow the same rules as C identifiers",
+            0,
+        )),
+    ),
+    (
+        KPROBE_ENTRY,
+        "a=1111111111111111111111111111111111111111111111111111111111111111",
+        Some(("Argument expression is too long", 2)),
+    ),
+    (KPROBE_ENTRY, "a=", Some(("No argument expression", 2))),
+    (KPROBE_ENTRY, "+0(%di)xyz", None),
+    (
+        KPROBE_ENTRY,
+        "$retvalue",
+        Some(("$retval is not available on probe", 0)),
+    ),
+    (KPROBE_ENTRY, "v=$arg1", None),
+    (KPROBE_ENTRY, "$arg1", None),
+    (
+        KRETPROBE,
+        "$arg1:symstr",
+        Some(("Symbol String doesn't accept data/userdata", 6)),
+    ),
+    (KRETPROBE, "$retvalx", None),
+    (UPROBE, "@+zz", Some(("Invalid file offset value", 0))),
+    (
+        UPROBE,
+        "a=@sym",
+        Some(("Symbol is not available with uprobe", 2)),
+    ),
+    (UPROBE, "%ax:symbol", Some(("Unknown type is specified", 4))),
+    (
+        UPROBE,
+        "$arg1",
+        Some(("$arg* can be used only on function entry or exit", 0)),
+    ),
+    (UPROBE, "$stack99999", None),
+];
+
+#[test]
+fn words_the_kernel_took_or_refused() {
+    for &(place, word, expected) in KERNEL_REFERENCE {
+        let c = match place {
+            Where::KprobeEntry => kprobe(),
+            Where::Kretprobe => ctx(ProbeKind::Kprobe, true, true),
+            Where::Uprobe => ctx(ProbeKind::Uprobe, false, false),
+        };
+        let got = parse_arg(word.as_bytes(), 0, &c)
+            .err()
+            .map(|e| (e.code.message(), e.pos));
+        assert_eq!(got, expected, "{word}");
+    }
+}
+
+#[test]
+fn arg_star_is_logged_twice_by_the_kernel() {
+    // The kernel logged "BTF is not available or not supported" (the
+    // meta-argument step) and then "Invalid $-variable specified", both
+    // at 0.
+    let c = kprobe();
+    assert_eq!(
+        super::super::arg_words::check_meta_args(&[b"$arg*"], &c),
+        super::super::arg_words::MetaArgs::LoggedAndKept {
+            word: 0,
+            error: ProbeError::at(NosupBtfarg, 0)
+        }
+    );
+    assert_eq!(fails("$arg*", &c), (BadVar, 0));
+}
+
+#[test]
+fn the_stack_limit_is_the_kernels_thread_size() {
+    let kasan = ParseContext {
+        param_max_stack: 32768 / 8,
+        ..kprobe()
+    };
+    assert_eq!(ops("$stack4096", &kasan)[0], Stack(4096));
+    assert_eq!(fails("$stack4097", &kasan), (BadStackNum, 0));
+    assert_eq!(ops("$arg4096", &kasan)[0], Arg(4095));
+    assert_eq!(fails("$arg4097", &kasan), (BadArgNum, 0));
 }

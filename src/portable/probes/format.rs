@@ -207,4 +207,107 @@ REC->flags, REC->mode[0], REC->mode[1], __get_str(names[0]), __get_str(names[1])
         );
         assert_eq!(arg_field(&args[1], false).filter_type, FilterType::Other);
     }
+
+    /// The `format` files the test kernel wrote for
+    /// `p:kprobes/t vfs_read a=%si:s32 c=%dx:x16 b=+0(%si):u8[4]
+    /// s=%di:symbol t=%di:symstr n=$comm i=\"imm\" f=+0(%bx):string
+    /// bf=%dx:b4@2/8 u=+0(%si):ustring ch=+0(%si):char fn=%di:%pD` and
+    /// `r:kprobes/r vfs_read c=$arg3 $retval s=$arg1:x32`.
+    #[test]
+    fn format_files_are_the_kernels() {
+        use super::super::arg_words::{expand_dentry_arg, DentryOffsets};
+        let offsets = DentryOffsets {
+            dentry_name: 0x28,
+            file_dentry: 0x48,
+        };
+        let mut buf = [0u8; 256];
+        let len = expand_dentry_arg(b"fn=%di:%pD", &offsets, &mut buf)
+            .unwrap()
+            .unwrap();
+        let fn_word = core::str::from_utf8(&buf[..len]).unwrap();
+        let words = [
+            "a=%si:s32",
+            "c=%dx:x16",
+            "b=+0(%si):u8[4]",
+            "s=%di:symbol",
+            "t=%di:symstr",
+            "n=$comm",
+            "i=\\\"imm\\\"",
+            "f=+0(%bx):string",
+            "bf=%dx:b4@2/8",
+            "u=+0(%si):ustring",
+            "ch=+0(%si):char",
+            fn_word,
+        ];
+        let cases = [
+            (false, &words[..], "t", 1078, "name: t\n\
+ID: 1078\n\
+format:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\
+\n\
+\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n\
+\tfield:s32 a;\toffset:16;\tsize:4;\tsigned:1;\n\
+\tfield:u16 c;\toffset:20;\tsize:2;\tsigned:0;\n\
+\tfield:u8 b[];\toffset:22;\tsize:4;\tsigned:0;\n\
+\tfield:u64 s;\toffset:26;\tsize:8;\tsigned:0;\n\
+\tfield:__data_loc char[] t;\toffset:34;\tsize:4;\tsigned:1;\n\
+\tfield:__data_loc char[] n;\toffset:38;\tsize:4;\tsigned:1;\n\
+\tfield:__data_loc char[] i;\toffset:42;\tsize:4;\tsigned:1;\n\
+\tfield:__data_loc char[] f;\toffset:46;\tsize:4;\tsigned:1;\n\
+\tfield:u8 bf;\toffset:50;\tsize:1;\tsigned:0;\n\
+\tfield:__data_loc char[] u;\toffset:51;\tsize:4;\tsigned:1;\n\
+\tfield:u8 ch;\toffset:55;\tsize:1;\tsigned:0;\n\
+\tfield:__data_loc char[] fn;\toffset:56;\tsize:4;\tsigned:1;\n\
+\n\
+print fmt: \"(%lx) a=%d c=0x%x b={%u,%u,%u,%u} s=%pS t=\\\"%s\\\" n=\\\"%s\\\" i=\\\"%s\\\" f=\\\"%s\\\" bf=%u u=\\\"%s\\\" ch='%c' fn=\\\"%s\\\"\", REC->__probe_ip, REC->a, REC->c, REC->b[0], REC->b[1], REC->b[2], REC->b[3], REC->s, __get_str(t), __get_str(n), __get_str(i), __get_str(f), REC->bf, __get_str(u), REC->ch, __get_str(fn)\n\
+"),
+            (
+                true,
+                &["c=$arg3", "$retval", "s=$arg1:x32"][..],
+                "r",
+                1079,
+                "name: r\n\
+ID: 1079\n\
+format:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\
+\n\
+\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n\
+\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n\
+\tfield:u64 c;\toffset:24;\tsize:8;\tsigned:0;\n\
+\tfield:u64 arg2;\toffset:32;\tsize:8;\tsigned:0;\n\
+\tfield:u32 s;\toffset:40;\tsize:4;\tsigned:0;\n\
+\n\
+print fmt: \"(%lx <- %lx) c=0x%Lx arg2=0x%Lx s=0x%x\", REC->__probe_func, REC->__probe_ret_ip, REC->c, REC->arg2, REC->s\n\
+",
+            ),
+        ];
+        for (is_return, words, name, id, expected) in cases {
+            let args = parse_all(ProbeKind::Kprobe, is_return, words);
+            let mut print_fmt = String::new();
+            let ptype = if is_return {
+                PrintType::Return
+            } else {
+                PrintType::Normal
+            };
+            write_print_fmt(&mut print_fmt, &args, ptype).unwrap();
+            let mut text = String::new();
+            write_format(
+                &mut text,
+                EventFormat {
+                    name,
+                    id,
+                    fields: probe_fields(&args, is_return),
+                    print_fmt: &print_fmt,
+                },
+            )
+            .unwrap();
+            assert_eq!(text, expected);
+        }
+    }
 }

@@ -96,6 +96,7 @@ mod tests {
                 is_return: false,
                 at_func_entry: true,
                 previous: &out,
+                param_max_stack: super::super::fetch::PARAM_MAX_STACK,
             };
             let spec = parse_arg(w.as_bytes(), i, &ctx).unwrap();
             out.push(spec);

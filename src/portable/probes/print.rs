@@ -207,6 +207,9 @@ mod tests {
                 0xffff_ffff_8100_0000..=0xffff_ffff_8100_00ff => {
                     ("vfs_read", 0xffff_ffff_8100_0000u64, 0x100)
                 }
+                0xffff_ffff_8300_0000..=0xffff_ffff_8300_02df => {
+                    ("vfs_read", 0xffff_ffff_8300_0000, 0x2e0)
+                }
                 0xffff_ffff_8200_0000..=0xffff_ffff_8200_00ff => {
                     ("ksys_read", 0xffff_ffff_8200_0000, 0x100)
                 }
@@ -338,5 +341,75 @@ e=18446744073709551611\n"
         )
         .unwrap();
         assert_eq!(s, "ev: (vfs_read+0x4/0x100 <ffffffff81000004>)");
+    }
+
+    /// A line the test kernel wrote for the probe of
+    /// `format::tests::format_files_are_the_kernels`, rebuilt from a hit
+    /// like the one it saw (`cat` reading `tracing_on`): a user buffer not
+    /// yet mapped, a NUL `char`, and the `symstr` text run into the next
+    /// string, as the kernel leaves it.
+    #[test]
+    fn a_line_the_kernel_wrote() {
+        use super::super::arg_words::{expand_dentry_arg, DentryOffsets};
+        let offsets = DentryOffsets {
+            dentry_name: 0x28,
+            file_dentry: 0x48,
+        };
+        let mut buf = [0u8; 256];
+        let len = expand_dentry_arg(b"fn=%di:%pD", &offsets, &mut buf)
+            .unwrap()
+            .unwrap();
+        let fn_word = core::str::from_utf8(&buf[..len]).unwrap().to_string();
+        let mut env = FakeEnv::new();
+        env.comm[..4].copy_from_slice(b"cat\0");
+        env.task_size = 0x7fff_ffff_f000;
+        let file = 0xff11_0000_00b2_7d80u64;
+        let (dentry, name, empty) = (
+            0xff11_0000_0100_0000u64,
+            0xff11_0000_0200_0000u64,
+            0xff11_0000_0300_0000u64,
+        );
+        env.set(112, file);
+        env.set(104, 0x7ffc_4ed5_9000);
+        env.set(96, 0);
+        env.set(40, empty);
+        env.map(Space::Kernel, file + 0x48, &dentry.to_le_bytes());
+        env.map(Space::Kernel, dentry + 0x28, &name.to_le_bytes());
+        env.map(Space::Kernel, name, b"tracing_on\0");
+        env.map(Space::Kernel, empty, b"\0");
+        let words = [
+            "a=%si:s32",
+            "c=%dx:x16",
+            "b=+0(%si):u8[4]",
+            "s=%di:symbol",
+            "t=%di:symstr",
+            "n=$comm",
+            "i=\\\"imm\\\"",
+            "f=+0(%bx):string",
+            "bf=%dx:b4@2/8",
+            "u=+0(%si):ustring",
+            "ch=+0(%si):char",
+            &fn_word,
+        ];
+        let args = parse_all(ProbeKind::Kprobe, false, &words);
+        let mut r = record(&args, &env, false);
+        Head::Entry {
+            ip: 0xffff_ffff_8300_0004,
+        }
+        .store(&mut r);
+        let mut s = String::new();
+        let format = LineFormat {
+            event: "t",
+            kind: ProbeKind::Kprobe,
+            is_return: false,
+            args: &args,
+        };
+        write_line(&mut s, &format, &r, &Names, SymbolStyle::default()).unwrap();
+        assert_eq!(
+            s,
+            "t: (vfs_read+0x4/0x2e0) a=1322618880 c=0x0 b={0,0,0,0} s=0xff11000000b27d80 \
+t=\"0xff11000000b27d80cat\" n=\"cat\" i=\"imm\\\" f=\"\" bf=0 u=(fault) ch='\0' \
+fn=\"tracing_on\"\n"
+        );
     }
 }
