@@ -195,10 +195,14 @@ impl ProbeErrorCode {
             ProbeErrorCode::BadAddrSuffix => "Invalid probed address suffix",
             ProbeErrorCode::NoGroupName => "Group name is not specified",
             ProbeErrorCode::GroupTooLong => "Group name is too long",
-            ProbeErrorCode::BadGroupName => "Group name must follow the same rules as C identifiers",
+            ProbeErrorCode::BadGroupName => {
+                "Group name must follow the same rules as C identifiers"
+            }
             ProbeErrorCode::NoEventName => "Event name is not specified",
             ProbeErrorCode::EventTooLong => "Event name is too long",
-            ProbeErrorCode::BadEventName => "Event name must follow the same rules as C identifiers",
+            ProbeErrorCode::BadEventName => {
+                "Event name must follow the same rules as C identifiers"
+            }
             ProbeErrorCode::EventExist => "Given group/event name is already used by another event",
             ProbeErrorCode::RetvalOnProbe => "$retval is not available on probe",
             ProbeErrorCode::NoRetval => "This function returns 'void' type",
@@ -228,7 +232,9 @@ impl ProbeErrorCode {
             ProbeErrorCode::BadBitfield => "Invalid bitfield",
             ProbeErrorCode::ArgNameTooLong => "Argument name is too long",
             ProbeErrorCode::NoArgName => "Argument name is not specified",
-            ProbeErrorCode::BadArgName => "Argument name must follow the same rules as C identifiers",
+            ProbeErrorCode::BadArgName => {
+                "Argument name must follow the same rules as C identifiers"
+            }
             ProbeErrorCode::UsedArgName => "This argument name is already used",
             ProbeErrorCode::ArgTooLong => "Argument expression is too long",
             ProbeErrorCode::NoArgBody => "No argument expression",
@@ -244,7 +250,9 @@ impl ProbeErrorCode {
             ProbeErrorCode::NosupBtfarg => "BTF is not available or not supported",
             ProbeErrorCode::NoBtfarg => "This variable is not found at this probe point",
             ProbeErrorCode::NoBtfEntry => "No BTF entry for this probe point",
-            ProbeErrorCode::BadVarArgs => "$arg* must be an independent parameter without name etc.",
+            ProbeErrorCode::BadVarArgs => {
+                "$arg* must be an independent parameter without name etc."
+            }
             ProbeErrorCode::NofentryArgs => "$arg* can be used only on function entry or exit",
             ProbeErrorCode::DoubleArgs => "$arg* can be used only once in the parameters",
             ProbeErrorCode::Args2long => "$arg* failed because the argument list is too long",
@@ -295,7 +303,10 @@ mod tests {
 
     #[test]
     fn messages_are_the_kernels() {
-        assert_eq!(ProbeErrorCode::FileNotFound.message(), "Failed to find the given file");
+        assert_eq!(
+            ProbeErrorCode::FileNotFound.message(),
+            "Failed to find the given file"
+        );
         assert_eq!(
             ProbeErrorCode::ImmstrNoClose.message(),
             "String is not closed with '\"'"
