@@ -15,6 +15,8 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/irq_work.h>
+#include <linux/kprobes.h>
+#include <linux/security.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
@@ -325,4 +327,24 @@ unsigned int rft_perf_sample_raw(struct perf_sample_data *data, const void **raw
 	}
 	*raw = data->raw->frag.data;
 	return data->raw->frag.size;
+}
+
+struct kretprobe *rft_kretprobe_of(struct kretprobe_instance *ri)
+{
+	return get_kretprobe(ri);
+}
+
+unsigned long rft_kretprobe_ret_addr(struct kretprobe_instance *ri)
+{
+	return get_kretprobe_retaddr(ri);
+}
+
+int rft_kprobes_locked_down(void)
+{
+	return security_locked_down(LOCKDOWN_KPROBES);
+}
+
+unsigned long rft_current_stack_pointer(void)
+{
+	return current_stack_pointer;
 }

@@ -111,6 +111,7 @@ impl Drop for EngineRunning {
 impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let debug_patching = *module_parameters::debug_patching.value() != 0;
+        probes::attach::init();
         let engine = EngineRunning::start(module, debug_patching);
         let graph = GraphRunning::start();
         // The kernel's events, read once; without them rftrace still

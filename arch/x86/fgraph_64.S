@@ -7,7 +7,8 @@
  * real one on the task's shadow stack. The function's `ret` lands here,
  * with the function's return value in %rax (and %rdx) and %rsp just above
  * the slot that held the return address. The trampoline hands (that stack
- * pointer, the return value) to the Rust handler rftrace_graph_return,
+ * pointer, %rax, %rdx: the return value) to the Rust handler
+ * rftrace_graph_return (%rdx is already its third argument register),
  * which records the return and gives back the real return address, and
  * returns there with %rax and %rdx as the function left them. The other
  * caller-saved registers are dead after a return and are not preserved.

@@ -22,7 +22,7 @@ mod scan;
 mod sites;
 
 pub(crate) use dispatch::guarded;
-pub(crate) use engine::{Engine, UpdateError, UpdateReport};
+pub(crate) use engine::{wait_for_dispatchers, Engine, UpdateError, UpdateReport};
 pub(crate) use handlers::{CallContext, FentryClient, SiteRef, SiteSelector};
 pub(crate) use sites::{Segment, Site, SiteInfo, SiteTable};
 

@@ -19,15 +19,20 @@
 //! any more (see [`stacks`] for how unloading waits for them, and why that
 //! does not take as long as tasks sleep inside traced functions).
 //!
+//! Other clients than the function_graph tracer can hook returns on the
+//! same shadow stacks: the return probes of probe events ([`returns`]).
+//!
 //! # Lock order
 //!
 //! An instance's `control`, then its `functions`, then [`Runtime`]'s
 //! lock, then the patch engine's locks.
 
+mod returns;
 mod shadow;
 mod stacks;
 mod tracer;
 
+pub(crate) use returns::{ReturnClient, ReturnHook};
 pub(crate) use tracer::{GraphFilters, GraphSession};
 
 use crate::bindings;
@@ -70,6 +75,10 @@ struct Slots {
     /// Bumped at every start of a slot, so that calls a stopped tracer
     /// hooked are told apart from its successor's.
     generations: [u32; MAX_TRACERS],
+    /// The return hook ([`returns`]) runs...
+    return_hook: bool,
+    /// ... in its run of this number.
+    return_generation: u32,
 }
 
 /// The function_graph tracers' shared state.
@@ -92,13 +101,7 @@ impl Runtime {
     fn take_slot(&self) -> Result<SlotGrant> {
         let mut slots = self.slots.lock();
         let slot = slots.used.iter().position(|u| !u).ok_or(EBUSY)?;
-        if slots.live.is_none() {
-            slots.live = Some(self.make_stacks()?);
-        }
-        let stacks = slots.stacks().ok_or(ENODEV)?;
-        // New tasks get stacks from the fork probe; these are the others.
-        stacks.attach_all()?;
-        stacks.set_running(true);
+        let stacks = self.running_stacks(&mut slots)?;
         slots.used[slot] = true;
         slots.generations[slot] = slots.generations[slot].wrapping_add(1);
         Ok(SlotGrant {
@@ -108,6 +111,19 @@ impl Runtime {
         })
     }
 
+    /// The shadow stacks, made first if needed, with every task given a
+    /// stack and marked running.
+    fn running_stacks(&self, slots: &mut Slots) -> Result<Arc<TaskStacks>> {
+        if slots.live.is_none() {
+            slots.live = Some(self.make_stacks()?);
+        }
+        let stacks = slots.stacks().ok_or(ENODEV)?;
+        // New tasks get stacks from the fork probe; these are the others.
+        stacks.attach_all()?;
+        stacks.set_running(true);
+        Ok(stacks)
+    }
+
     /// Gives back a slot, whose tracer's client is unlisted, and the
     /// hooked returns of sleeping tasks.
     fn release_slot(&self, slot: u8) {
@@ -115,10 +131,36 @@ impl Runtime {
         if let Some(used) = slots.used.get_mut(usize::from(slot)) {
             *used = false;
         }
+        Self::after_release(&slots);
+    }
+
+    /// Takes the return hook's place, making the shadow stacks first if
+    /// needed: its run number and the stacks. `EBUSY` if it is taken.
+    fn take_return_hook(&self) -> Result<(u32, Arc<TaskStacks>)> {
+        let mut slots = self.slots.lock();
+        if slots.return_hook {
+            return Err(EBUSY);
+        }
+        let stacks = self.running_stacks(&mut slots)?;
+        slots.return_hook = true;
+        slots.return_generation = slots.return_generation.wrapping_add(1);
+        Ok((slots.return_generation, stacks))
+    }
+
+    /// Gives back the return hook's place, whose client is unlisted.
+    fn release_return_hook(&self) {
+        let mut slots = self.slots.lock();
+        slots.return_hook = false;
+        Self::after_release(&slots);
+    }
+
+    /// After a tracer or the return hook stopped: no hooking runs any more
+    /// if it was the last; the hooked returns of sleeping tasks go back.
+    fn after_release(slots: &Slots) {
         let Some(stacks) = slots.stacks() else {
             return;
         };
-        if slots.used.iter().all(|u| !u) {
+        if slots.used.iter().all(|u| !u) && !slots.return_hook {
             stacks.set_running(false);
         }
         stacks.give_back_sleeping();
@@ -175,6 +217,8 @@ pub(crate) fn start() -> Result {
                 live: None,
                 used: [false; MAX_TRACERS],
                 generations: [0; MAX_TRACERS],
+                return_hook: false,
+                return_generation: 0,
             }),
         }),
         GFP_KERNEL,

@@ -51,7 +51,8 @@ pub(crate) struct Frame {
     /// The task's time scheduled out so far ([`TaskStack::slept`]) when
     /// the call was entered.
     pub(crate) slept: u64,
-    /// The tracer that hooked the call ([`MAX_TRACERS`] slots)...
+    /// The tracer that hooked the call ([`MAX_TRACERS`] slots, or
+    /// [`super::returns::RETURN_HOOK_TRACER`])...
     pub(crate) tracer: u8,
     /// ... in which of the slot's runs.
     pub(crate) generation: u32,
@@ -302,6 +303,27 @@ impl TaskStack {
                 frame.generation
             );
         }
+    }
+
+    /// The real return address of a call hooked more than once, whose
+    /// frame at `index` (just popped) holds the trampoline's address: the
+    /// nearest frame below it for the same stack slot that holds another.
+    /// Only the owning task, with preemption off.
+    pub(crate) fn real_return_below(
+        &self,
+        index: usize,
+        slot: usize,
+        trampoline: usize,
+    ) -> Option<usize> {
+        // SAFETY: only the owning task touches the frames (the invariant);
+        // the frames below a popped one are still the task's.
+        let frames = unsafe { &*self.frames.get() };
+        frames
+            .get(..index.min(MAX_FRAMES))?
+            .iter()
+            .rev()
+            .find(|f| f.slot == slot && f.ret != trampoline)
+            .map(|f| f.ret)
     }
 
     /// Pops the frame of the return whose slot ends at `slot_end` (the

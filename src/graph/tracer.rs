@@ -49,6 +49,9 @@ pub(super) fn trampoline() -> usize {
 /// period.
 #[inline]
 pub(super) fn hooked_by_running_tracer(frame: &Frame) -> bool {
+    if frame.tracer == super::returns::RETURN_HOOK_TRACER {
+        return super::returns::hooked_by_running_hook(frame);
+    }
     let client = CLIENTS
         .get(usize::from(frame.tracer))
         .map_or(core::ptr::null_mut(), |c| c.load(Acquire));
@@ -427,15 +430,20 @@ impl FentryClient for GraphClient {
 }
 
 /// Called by the return trampoline with the stack pointer after the
-/// traced function's `ret` and its return value; returns where the call
-/// really returns to.
+/// traced function's `ret` and its return value (`%rax`, then `%rdx`,
+/// which the trampoline leaves as the function did); returns where the
+/// call really returns to.
 ///
 /// # Safety
 ///
 /// Called only by `rftrace_graph_return_trampoline`, which is reached only
 /// through a return address that a graph client put in place.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn rftrace_graph_return(slot_end: usize, retval: usize) -> usize {
+pub(crate) unsafe extern "C" fn rftrace_graph_return(
+    slot_end: usize,
+    retval: usize,
+    retval_high: usize,
+) -> usize {
     let _preempt_off = crate::ring_buffer::NoPreempt::new();
     let cpu = crate::cpu_local::processor_id();
     let popped = live_stacks().and_then(|stacks| {
@@ -452,6 +460,11 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(slot_end: usize, retval: us
     if skipped > 0 {
         stacks.abandoned.fetch_add(skipped as u64, Relaxed);
         stacks.returned(skipped as isize);
+    }
+    if frame.tracer == super::returns::RETURN_HOOK_TRACER {
+        let ret = super::returns::returned(stack, &frame, depth, slot_end, [retval, retval_high]);
+        stacks.returned(1);
+        return ret;
     }
     let client = CLIENTS
         .get(usize::from(frame.tracer))

@@ -9,6 +9,7 @@
 
 pub(crate) mod cpuhp;
 pub(crate) mod kallsyms;
+pub(crate) mod kprobes;
 pub(crate) mod module;
 pub(crate) mod nofault;
 pub(crate) mod perf_event;

@@ -46,6 +46,11 @@ impl Module {
         NonNull::new(ptr.cast()).map(Module)
     }
 
+    /// Its address, to compare with another module's.
+    pub(crate) fn address(self) -> usize {
+        self.0.as_ptr() as usize
+    }
+
     /// Its name.
     ///
     /// # Safety

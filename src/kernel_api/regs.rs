@@ -15,7 +15,7 @@ impl Regs {
     pub(crate) fn from_raw(regs: &bindings::pt_regs) -> &Regs {
         // SAFETY: `Regs` is a transparent wrapper of `pt_regs`, and the
         // borrow keeps the registers alive and unchanged.
-        unsafe { &*(regs as *const bindings::pt_regs).cast::<Regs>() }
+        unsafe { &*core::ptr::from_ref(regs).cast::<Regs>() }
     }
 
     /// The raw registers.
@@ -50,5 +50,41 @@ impl Regs {
     /// The return value register.
     pub(crate) fn return_value(&self) -> u64 {
         self.as_raw().ax as u64
+    }
+
+    /// The `n`th word of the kernel stack at `sp`
+    /// (`regs_get_kernel_stack_nth`): `None` past the stack the current
+    /// context runs on (the `THREAD_SIZE` block of the current stack
+    /// pointer) or if it cannot be read.
+    pub(crate) fn kernel_stack_nth(&self, n: usize) -> Option<u64> {
+        let address = n
+            .checked_mul(8)
+            .and_then(|off| (self.sp() as usize).checked_add(off))?;
+        let block = !(bindings::RFT_THREAD_SIZE - 1);
+        // SAFETY: reads the stack pointer register.
+        let here = unsafe { bindings::rft_current_stack_pointer() } as usize;
+        if address & block != here & block {
+            return None;
+        }
+        let mut word = [0u8; 8];
+        crate::kernel_api::nofault::copy(
+            address,
+            crate::kernel_api::nofault::Space::Kernel,
+            &mut word,
+        )
+        .then(|| u64::from_ne_bytes(word))
+    }
+
+    /// The `n`th argument (from 0) of a function entered with these
+    /// registers (`regs_get_kernel_argument`, x86-64): `di`, `si`, `dx`,
+    /// `cx`, `r8`, `r9`, then the stack above the return address.
+    pub(crate) fn kernel_argument(&self, n: usize) -> Option<u64> {
+        let regs = self.as_raw();
+        let in_register = [regs.di, regs.si, regs.dx, regs.cx, regs.r8, regs.r9];
+        match in_register.get(n) {
+            Some(&value) => Some(value as u64),
+            // The return address is at `sp`: stack arguments follow it.
+            None => self.kernel_stack_nth(n - in_register.len() + 1),
+        }
     }
 }

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Probes at `__fentry__` sites: one client of rftrace's patch engine for
+//! every such probe (the engine has few slots), as the kernel's
+//! ftrace-based kprobes are clients of its ftrace.
+//!
+//! The client finds a site's probes in an immutable table sorted by site
+//! ([`SiteProbes`]), published under RCU and replaced whole when a probe
+//! is enabled or disabled; the engine patches the sites of the table
+//! ([`Sites`]). Entry probes run with the registers as the kernel's
+//! `ftrace_regs_caller` builds them for `kprobe_ftrace_handler`: `ip` one
+//! past the site (as after a breakpoint), `sp` at the return address,
+//! `orig_ax` 0; both are put back afterwards. Return probes hook the
+//! call's return on the function_graph shadow stacks ([`super::ret`]).
+
+use super::{CpuBusy, Probe};
+use crate::bindings;
+use crate::fentry::{CallContext, FentryClient, SiteInfo, SiteRef, SiteSelector};
+use crate::graph::ReturnHook;
+use crate::kernel_api::regs::Regs;
+use crate::probes::hit::Hit;
+use core::sync::atomic::{
+    AtomicPtr,
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
+};
+use kernel::{prelude::*, sync::Arc};
+
+/// The enabled probes at engine sites, sorted by site.
+pub(super) struct SiteProbes {
+    entries: KVec<(usize, Arc<Probe>)>,
+}
+
+impl SiteProbes {
+    /// A table of `entries`, sorted here.
+    pub(super) fn new(mut entries: KVec<(usize, Arc<Probe>)>) -> Self {
+        // Insertion sort: a handful of probes, and no panicking paths.
+        for i in 1..entries.len() {
+            let mut j = i;
+            while j > 0 && entries.get(j - 1).map(|e| e.0) > entries.get(j).map(|e| e.0) {
+                entries.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        SiteProbes { entries }
+    }
+
+    /// The probes at `site`.
+    #[inline]
+    pub(super) fn at(&self, site: usize) -> &[(usize, Arc<Probe>)] {
+        let start = self.entries.partition_point(|(s, _)| *s < site);
+        let rest = self.entries.get(start..).unwrap_or(&[]);
+        let len = rest.partition_point(|(s, _)| *s == site);
+        rest.get(..len).unwrap_or(&[])
+    }
+
+    /// Whether some probe is a return probe.
+    pub(super) fn has_returns(&self) -> bool {
+        self.entries.iter().any(|(_, p)| p.is_return)
+    }
+
+    /// The sites, for the engine.
+    pub(super) fn sites(&self) -> Result<Sites> {
+        let mut sites = KVec::with_capacity(self.entries.len(), GFP_KERNEL)?;
+        for (site, _) in self.entries.iter() {
+            if sites.last() != Some(site) {
+                sites.push(*site, GFP_KERNEL)?;
+            }
+        }
+        Ok(Sites(sites))
+    }
+
+    /// Whether no probe is listed.
+    pub(super) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// The sites the engine patches for the client: those of the table,
+/// sorted.
+pub(super) struct Sites(KVec<usize>);
+
+impl SiteSelector for Sites {
+    fn selects(&self, site: &SiteInfo<'_>) -> bool {
+        self.0.binary_search(&site.ip).is_ok()
+    }
+
+    /// Named sites: one the kernel's ftrace uses is an error (`EBUSY`).
+    fn explicit(&self) -> bool {
+        true
+    }
+}
+
+/// The engine client of every probe at an engine site.
+///
+/// # Invariants
+///
+/// `table` is null or from `KBox::into_raw`, freed only a grace period
+/// after it was replaced; `returns` is null or points at a hook kept alive
+/// until a grace period after it is unset.
+pub(super) struct EntryClient {
+    table: AtomicPtr<SiteProbes>,
+    returns: AtomicPtr<ReturnHook>,
+    pub(super) busy: Arc<CpuBusy>,
+}
+
+// SAFETY: the raw pointers are published under RCU (the invariant); the
+// rest is `Sync`.
+unsafe impl Send for EntryClient {}
+// SAFETY: as above.
+unsafe impl Sync for EntryClient {}
+
+impl EntryClient {
+    /// A client with an empty table.
+    pub(super) fn new(busy: Arc<CpuBusy>) -> Self {
+        EntryClient {
+            table: AtomicPtr::new(core::ptr::null_mut()),
+            returns: AtomicPtr::new(core::ptr::null_mut()),
+            busy,
+        }
+    }
+
+    /// The current table (preemption off).
+    #[inline]
+    pub(super) fn table(&self) -> Option<&SiteProbes> {
+        let table = self.table.load(Acquire);
+        // SAFETY: the invariant; callers run with preemption off.
+        (!table.is_null()).then(|| unsafe { &*table })
+    }
+
+    /// Publishes `table`; returns the one it replaces, to be freed after a
+    /// grace period.
+    pub(super) fn publish(&self, table: Option<KBox<SiteProbes>>) -> Option<KBox<SiteProbes>> {
+        let new = table.map_or(core::ptr::null_mut(), KBox::into_raw);
+        let old = self.table.swap(new, AcqRel);
+        // SAFETY: made by `KBox::into_raw` (the invariant), no longer
+        // published.
+        (!old.is_null()).then(|| unsafe { KBox::from_raw(old) })
+    }
+
+    /// Points the client at `hook` (or at none) for hooking returns.
+    pub(super) fn set_return_hook(&self, hook: Option<&ReturnHook>) {
+        let raw = hook.map_or(core::ptr::null_mut(), |h| core::ptr::from_ref(h).cast_mut());
+        self.returns.store(raw, Release);
+    }
+
+    /// Hooks the return of the call at `regs` for the return probes of
+    /// `probes`; counts a miss for each if it cannot.
+    fn hook_return(
+        &self,
+        probes: &[(usize, Arc<Probe>)],
+        regs: &bindings::pt_regs,
+        ip: usize,
+        cpu: usize,
+    ) {
+        let hook = self.returns.load(Acquire);
+        // SAFETY: the invariant; preemption is off.
+        let hooked = !hook.is_null() && unsafe { &*hook }.hook(regs, ip, cpu);
+        if !hooked {
+            for (_, probe) in probes.iter().filter(|(_, p)| p.is_return) {
+                probe.missed.fetch_add(1, Relaxed);
+            }
+        }
+    }
+}
+
+impl FentryClient for EntryClient {
+    fn call(
+        &self,
+        ip: usize,
+        _parent_ip: usize,
+        regs: &mut bindings::pt_regs,
+        _site: &SiteRef<'_>,
+        cx: &CallContext<'_>,
+    ) {
+        let Some(table) = self.table() else {
+            return;
+        };
+        let probes = table.at(ip);
+        if probes.is_empty() {
+            return;
+        }
+        let Some(_running) = self.busy.enter(cx.cpu) else {
+            // A probe handler runs on this CPU already (`kprobe_running`).
+            for (_, probe) in probes.iter() {
+                probe.missed.fetch_add(1, Relaxed);
+            }
+            return;
+        };
+        let (ip_before, orig_ax_before) = (regs.ip, regs.orig_ax);
+        // As after the breakpoint of a kprobe at the site.
+        regs.ip = ip + 1;
+        regs.orig_ax = 0;
+        let mut returns = false;
+        for (_, probe) in probes.iter() {
+            if probe.is_return {
+                returns = true;
+                continue;
+            }
+            let hit = Hit {
+                regs: Regs::from_raw(regs),
+                addr: ip,
+                ret_ip: None,
+            };
+            probe.handler.on_hit(&hit);
+        }
+        regs.ip = ip_before;
+        regs.orig_ax = orig_ax_before;
+        if returns {
+            self.hook_return(probes, regs, ip, cx.cpu);
+        }
+    }
+}
