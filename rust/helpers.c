@@ -348,3 +348,10 @@ unsigned long rft_current_stack_pointer(void)
 {
 	return current_stack_pointer;
 }
+
+/* The top of user address space (`TASK_SIZE_MAX`, set at boot by the
+ * paging depth). */
+unsigned long rft_task_size_max(void)
+{
+	return TASK_SIZE_MAX;
+}

@@ -81,6 +81,7 @@ struct list_head *rft_trace_get_fields(struct trace_event_call *call);
 void rft_trace_seq_init(struct trace_seq *s);
 void *rft_perf_event_context(struct perf_event *event);
 unsigned int rft_perf_sample_raw(struct perf_sample_data *data, const void **raw);
+unsigned long rft_task_size_max(void);
 struct kretprobe;
 struct kretprobe_instance;
 struct kretprobe *rft_kretprobe_of(struct kretprobe_instance *ri);

@@ -171,7 +171,8 @@ impl Event {
         for field in fields {
             owned.push(OwnedField::copy(&field)?, GFP_KERNEL)?;
         }
-        let fixed_size = layout::fixed_size(owned.iter().map(|f| f.field()), false);
+        // Probe records are packed: no padding after the last field.
+        let fixed_size = layout::fixed_size(owned.iter().map(|f| f.field()), true);
         Ok(Event {
             id,
             system: CString::try_from_fmt(fmt!("{system}"))?,

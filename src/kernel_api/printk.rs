@@ -15,7 +15,7 @@ pub(crate) fn write_hashed_pointer(addr: usize, out: &mut KVec<u8>) -> Result {
         bindings::scnprintf(
             text.as_mut_ptr().cast(),
             text.len(),
-            c"%p".as_ptr().cast(),
+            kernel::c_str!("%p").as_char_ptr(),
             addr as *const core::ffi::c_void,
         )
     };

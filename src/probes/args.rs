@@ -34,7 +34,13 @@ impl EventArgs {
 
     /// Fetches the arguments into `record` (sized by [`Self::measure`]),
     /// after its first `head` bytes.
-    pub(crate) fn store(&self, env: &dyn FetchEnv, record: &mut [u8], head: usize, is_return: bool) {
+    pub(crate) fn store(
+        &self,
+        env: &dyn FetchEnv,
+        record: &mut [u8],
+        head: usize,
+        is_return: bool,
+    ) {
         let fixed = layout::record_size(&self.args, is_return, 0);
         let dynamic = record.len().saturating_sub(fixed);
         exec::store_args(&self.args, env, record, head, dynamic);

@@ -13,6 +13,7 @@ use super::point::{Attachment, PlaceText, Point, PointHandler};
 use super::recorder::{Recorder, Space};
 use super::registry::{self, Registry};
 use super::resolver::KernelResolver;
+use super::text::TextOut;
 use super::uprobe_attach::UserProbe;
 use crate::events::catalog::{self, Event};
 use crate::instance::Instance;
@@ -26,7 +27,6 @@ use crate::portable::probes::errors::ProbeErrorCode;
 use crate::portable::probes::fetch::{self, ArgSpec, ParseContext};
 use crate::portable::probes::format::{self, PrintType};
 use crate::portable::probes::listing::{self, ListedProbe};
-use super::text::TextOut;
 use crate::portable::probes::names::Name;
 use crate::portable::probes::place::Place;
 use crate::portable::sort::heap_sort;
@@ -144,10 +144,10 @@ fn parse_args(line: &[u8], command: &ProbeCommand) -> Result<KVec<ArgSpec>, Comm
             is_return: command.flags.is_return,
             at_func_entry: command.flags.fentry,
             previous: &args,
+            param_max_stack: crate::kernel_api::regs::STACK_WORDS,
         };
-        let spec = fetch::parse_arg(word.text, word.index, &ctx).map_err(|e| {
-            refusal(subsystem, e.code, word.logged_offset + e.pos, EINVAL_ERRNO)
-        })?;
+        let spec = fetch::parse_arg(word.text, word.index, &ctx)
+            .map_err(|e| refusal(subsystem, e.code, word.logged_offset + e.pos, EINVAL_ERRNO))?;
         args.push(spec, GFP_KERNEL)
             .map_err(|_| silent(ENOMEM_ERRNO))?;
     }
@@ -198,7 +198,12 @@ fn add_probe(line: &[u8], command: &ProbeCommand) -> Result<(), CommandError> {
     if let Some(event) = &existing {
         check_append(event, (line, command), &args, &place)?;
     } else if event_name_taken(&group, &event_name) {
-        return Err(refusal(subsystem, ProbeErrorCode::EventExist, 0, EEXIST_ERRNO));
+        return Err(refusal(
+            subsystem,
+            ProbeErrorCode::EventExist,
+            0,
+            EEXIST_ERRNO,
+        ));
     }
     resolve_symbol_args(&mut args, subsystem, grammar::logged_position(line, 1, 0))?;
     let args = Arc::new(EventArgs::new(args), GFP_KERNEL).map_err(|_| silent(ENOMEM_ERRNO))?;
@@ -468,8 +473,14 @@ fn make_point(
         _ => return Err(silent(EINVAL_ERRNO)),
     };
     let mut place = place;
-    if let (PlaceText::Kprobe { symbol: None, pointer_text: shown, .. }, Attachment::Kernel(probe)) =
-        (&mut place, &attachment)
+    if let (
+        PlaceText::Kprobe {
+            symbol: None,
+            pointer_text: shown,
+            ..
+        },
+        Attachment::Kernel(probe),
+    ) = (&mut place, &attachment)
     {
         // The listings show the probed address (past an `endbr64`), as
         // the kernel shows its kprobe's.
@@ -503,8 +514,7 @@ fn publish(registry: &mut Registry, event: Arc<ProbeEvent>) -> Result {
     } else {
         PrintType::Normal
     };
-    format::write_print_fmt(&mut TextOut(&mut print_fmt), args, print_type)
-        .map_err(|_| ENOMEM)?;
+    format::write_print_fmt(&mut TextOut(&mut print_fmt), args, print_type).map_err(|_| ENOMEM)?;
     let definer: Arc<dyn crate::events::defined::DefinedEvent> = event.clone();
     let catalog_event = Event::defined(
         event.recorder.id,
@@ -523,7 +533,11 @@ fn publish(registry: &mut Registry, event: Arc<ProbeEvent>) -> Result {
 
 /// Removes the probes `remove` selects (from `line`); the kernel clears the
 /// buffers after any removal command.
-fn remove_events(instance: &Instance, line: &[u8], remove: &RemoveCommand) -> Result<(), CommandError> {
+fn remove_events(
+    instance: &Instance,
+    line: &[u8],
+    remove: &RemoveCommand,
+) -> Result<(), CommandError> {
     let mut registry = registry::lock().map_err(from_error)?;
     let mut result = Err(silent(2));
     let mut index = 0;
@@ -534,7 +548,7 @@ fn remove_events(instance: &Instance, line: &[u8], remove: &RemoveCommand) -> Re
             index += 1;
             continue;
         }
-        match event.remove_points(&matches) {
+        match event.remove_points(matches) {
             Ok(true) => {
                 if let Err(e) = registry.remove(instance, index) {
                     result = Err(from_error(e));

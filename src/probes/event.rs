@@ -8,8 +8,8 @@
 use super::args::EventArgs;
 use super::point::Point;
 use super::recorder::Recorder;
-use crate::events::defined::{DefinedEvent, RecordSink};
 use super::text::TextOut;
+use crate::events::defined::{DefinedEvent, RecordSink};
 use crate::kernel_api::trace_events::RegisteredType;
 use crate::portable::probes::fetch::ProbeKind as FetchKind;
 use crate::portable::probes::print::{self, LineFormat};
@@ -101,11 +101,6 @@ impl ProbeEvent {
         }
         state.points.push(point, GFP_KERNEL)?;
         Ok(())
-    }
-
-    /// Calls `f` on each point.
-    pub(crate) fn for_each_point(&self, mut f: impl FnMut(&Point)) {
-        self.state.lock().points.iter().for_each(|p| f(p));
     }
 
     /// Calls `f` on each point, with the event's lock held.

@@ -108,6 +108,10 @@ impl FetchEnv for HitEnv<'_> {
         })
     }
 
+    fn task_size(&self) -> u64 {
+        user_memory::task_size_max()
+    }
+
     fn file_offset_base(&self) -> u64 {
         // `translate_user_vaddr`: the hit address less the probe's
         // offset in its file.

@@ -128,18 +128,26 @@ impl PlaceText {
         match (self, other) {
             (
                 PlaceText::Kprobe {
-                    symbol: a, offset: ao, ..
+                    symbol: a,
+                    offset: ao,
+                    ..
                 },
                 PlaceText::Kprobe {
-                    symbol: b, offset: bo, ..
+                    symbol: b,
+                    offset: bo,
+                    ..
                 },
             ) => a.as_deref() == b.as_deref() && ao == bo,
             (
                 PlaceText::Uprobe {
-                    path: a, offset: ao, ..
+                    path: a,
+                    offset: ao,
+                    ..
                 },
                 PlaceText::Uprobe {
-                    path: b, offset: bo, ..
+                    path: b,
+                    offset: bo,
+                    ..
                 },
             ) => a[..] == b[..] && ao == bo,
             (PlaceText::Fprobe { symbol: a }, PlaceText::Fprobe { symbol: b }) => a[..] == b[..],

@@ -86,7 +86,8 @@ impl Recorder {
         record[2] = flags;
         record[3] = depth;
         let cpu = crate::cpu_local::processor_id();
-        self.sinks.for_each(preempt_off, |sink| sink.offer(record, cpu));
+        self.sinks
+            .for_each(preempt_off, |sink| sink.offer(record, cpu));
     }
 
     /// Records a hit of a kernel probe; with preemption off, never

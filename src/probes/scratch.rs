@@ -29,6 +29,9 @@ struct Slot {
     bytes: UnsafeCell<[u8; RECORD_MAX]>,
 }
 
+/// A uprobe record buffer and the mutex that holds it.
+type UserBuffer = Pin<KBox<Mutex<KBox<[u8; RECORD_MAX]>>>>;
+
 /// The buffers of every CPU.
 ///
 /// # Invariants
@@ -37,7 +40,7 @@ struct Slot {
 pub(crate) struct Scratch {
     slots: KVec<KBox<Slot>>,
     /// For uprobe hits, by CPU.
-    user: KVec<Pin<KBox<Mutex<KBox<[u8; RECORD_MAX]>>>>>,
+    user: KVec<UserBuffer>,
 }
 
 // SAFETY: a slot's bytes are used by one holder at a time (type invariant).

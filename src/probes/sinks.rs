@@ -30,7 +30,11 @@ impl PublishedSinks {
     /// Calls `f` on each sink. With preemption off (the list read stays
     /// alive until it is turned back on).
     #[inline]
-    pub(crate) fn for_each(&self, _preempt_off: &crate::ring_buffer::NoPreempt, f: impl Fn(&RecordSink)) {
+    pub(crate) fn for_each(
+        &self,
+        _preempt_off: &crate::ring_buffer::NoPreempt,
+        f: impl Fn(&RecordSink),
+    ) {
         let list = self.current.load(Acquire);
         if list.is_null() {
             return;
