@@ -68,6 +68,11 @@ impl UserFile {
         Ok(Self { path })
     }
 
+    /// Whether `other` is the same file's data (the same `d_real_inode`).
+    pub(crate) fn same_data(&self, other: &UserFile) -> bool {
+        self.data_inode() == other.data_inode()
+    }
+
     /// The inode holding the file's data (`d_real_inode`: below an
     /// overlay), as `trace_uprobe_enable` registers at.
     fn data_inode(&self) -> *mut bindings::inode {

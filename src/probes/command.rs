@@ -194,6 +194,14 @@ fn add_probe(line: &[u8], command: &ProbeCommand) -> Result<(), CommandError> {
     let event_name = command.event_name(line, pointer_bytes(&place));
     let group = command.group;
     let mut registry = registry::lock().map_err(from_error)?;
+    if let Place::File {
+        path,
+        offset,
+        ref_ctr_offset,
+    } = &command.place
+    {
+        check_counter(&registry, text(line, path), *offset, *ref_ctr_offset)?;
+    }
     let existing = find_event(&registry, &group, &event_name);
     if let Some(event) = &existing {
         check_append(event, (line, command), &args, &place)?;
@@ -232,6 +240,33 @@ fn add_probe(line: &[u8], command: &ProbeCommand) -> Result<(), CommandError> {
             publish(&mut registry, event).map_err(from_error)
         }
     }
+}
+
+/// The kernel's `validate_ref_ctr_offset`: a uprobe at a place another
+/// uprobe holds must name the same reference counter (`EINVAL`, not
+/// logged).
+fn check_counter(
+    registry: &Registry,
+    path: &[u8],
+    offset: u64,
+    ref_ctr_offset: u64,
+) -> Result<(), CommandError> {
+    let Ok(file) = super::uprobe_attach::resolve(path) else {
+        return Ok(());
+    };
+    let conflict = registry.events().iter().any(|event| {
+        event.with_points(|points| {
+            points.iter().any(|point| match &point.attachment {
+                Attachment::User(probe) => probe.counter_conflicts(&file, offset, ref_ctr_offset),
+                Attachment::Kernel(_) => false,
+            })
+        })
+    });
+    if conflict {
+        pr_warn!("Reference counter offset mismatch.");
+        return Err(silent(EINVAL_ERRNO));
+    }
+    Ok(())
 }
 
 /// The `%p` text of an address place, empty for others.

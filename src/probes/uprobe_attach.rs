@@ -86,6 +86,13 @@ impl UserProbe {
         })
     }
 
+    /// Whether a probe at `offset` of `file` with reference counter
+    /// `ref_ctr_offset` conflicts with this one: the same place with
+    /// another counter (`validate_ref_ctr_offset`).
+    pub(crate) fn counter_conflicts(&self, file: &UserFile, offset: u64, ref_ctr_offset: u64) -> bool {
+        self.file.same_data(file) && self.offset == offset && self.ref_ctr_offset != ref_ctr_offset
+    }
+
     /// Places the probe in every task mapping the file (`uprobe_register`,
     /// as the kernel does when the event is enabled); nothing if already
     /// placed. Sleeps. Errors are `uprobe_register`'s (`EINVAL` for an
@@ -118,7 +125,7 @@ impl UserProbe {
 
 /// `kern_path` of `path` and the check that it is a regular file, with the
 /// errors `__trace_uprobe_create` logs.
-fn resolve(path: &[u8]) -> Result<UserFile, (ProbeErrorCode, Error)> {
+pub(crate) fn resolve(path: &[u8]) -> Result<UserFile, (ProbeErrorCode, Error)> {
     let not_found = |e| (ProbeErrorCode::FileNotFound, e);
     let mut name =
         KVec::with_capacity(path.len() + 1, GFP_KERNEL).map_err(|_| not_found(ENOMEM))?;
