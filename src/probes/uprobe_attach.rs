@@ -89,7 +89,12 @@ impl UserProbe {
     /// Whether a probe at `offset` of `file` with reference counter
     /// `ref_ctr_offset` conflicts with this one: the same place with
     /// another counter (`validate_ref_ctr_offset`).
-    pub(crate) fn counter_conflicts(&self, file: &UserFile, offset: u64, ref_ctr_offset: u64) -> bool {
+    pub(crate) fn counter_conflicts(
+        &self,
+        file: &UserFile,
+        offset: u64,
+        ref_ctr_offset: u64,
+    ) -> bool {
         self.file.same_data(file) && self.offset == offset && self.ref_ctr_offset != ref_ctr_offset
     }
 
