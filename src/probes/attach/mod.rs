@@ -127,6 +127,26 @@ pub(crate) fn init() {
     unsafe { STATE.init() };
 }
 
+/// Detaches every probe still registered and frees what the probes
+/// shared: at module unload, after the probe events are gone (then there
+/// is nothing left to detach) and before the graph runtime and the patch
+/// engine stop. A [`KernelProbe`] dropped later finds nothing to do.
+pub(crate) fn release() {
+    let mut state = STATE.lock();
+    let probes = core::mem::take(&mut state.probes);
+    if state.shared.is_some() {
+        if let Err(e) = state.publish() {
+            pr_warn!("could not detach the probes: {:?}\n", e);
+        }
+    }
+    let shared = state.shared.take();
+    let notifiers = state.notifiers.take();
+    drop(state);
+    drop(probes);
+    drop(shared);
+    drop(notifiers);
+}
+
 /// Per CPU: a probe handler runs (the kernel's `kprobe_running()`); a hit
 /// meanwhile is a miss.
 pub(super) struct CpuBusy(KVec<AtomicBool>);
