@@ -47,6 +47,8 @@ test-tools:
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/getpid-loop $(SELFTEST_BIN)/getpid-loop
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/pipe-pingpong $(SELFTEST_BIN)/pipe-pingpong
 	@cp tools/testing/rawdecode/target/x86_64-unknown-linux-gnu/release/thread-pair $(SELFTEST_BIN)/thread-pair
+	@$(MAKE) -s -C tools/testing/probe-target
+	@cp tools/testing/probe-target/probe-target tools/testing/probe-target/probe-target.offsets $(SELFTEST_BIN)/
 	@cd $(TRACECMD_DIR) && cargo build -q --release
 	@cp $(TRACECMD_DIR)/target/release/librftrace_tracecmd_dir.so $(TRACECMD_DIR)/rftrace-cmd $(SELFTEST_BIN)/
 
@@ -84,4 +86,5 @@ check: setup
 
 clean:
 	@k=$(kdir) && $(MAKE) -s -C "$$k" M=$(CURDIR) clean || true
+	$(MAKE) -s -C tools/testing/probe-target clean
 	rm -rf out tools/testing/hosttests/target tools/testing/rawdecode/target $(TRACECMD_DIR)/target $(SELFTEST_BIN)

@@ -36,6 +36,7 @@
 #include <linux/trace_seq.h>
 #include <linux/perf_event.h>
 #include <linux/uidgid.h>
+#include <linux/uprobes.h>
 
 #include "helpers.h"
 

@@ -28,6 +28,7 @@
 #include <linux/smp.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/uidgid.h>
 
@@ -46,6 +47,26 @@ void rft_inode_lock(struct inode *inode)
 void rft_inode_unlock(struct inode *inode)
 {
 	inode_unlock(inode);
+}
+
+bool rft_d_is_reg(const struct dentry *dentry)
+{
+	return d_is_reg(dentry);
+}
+
+struct inode *rft_d_real_inode(const struct dentry *dentry)
+{
+	return d_real_inode(dentry);
+}
+
+void rft_pagefault_disable(void)
+{
+	pagefault_disable();
+}
+
+void rft_pagefault_enable(void)
+{
+	pagefault_enable();
 }
 
 /* Maps an id of the mounting task's user namespace; false if unmapped. */
@@ -326,4 +347,11 @@ int rft_kprobes_locked_down(void)
 unsigned long rft_current_stack_pointer(void)
 {
 	return current_stack_pointer;
+}
+
+/* The top of user address space (`TASK_SIZE_MAX`, set at boot by the
+ * paging depth). */
+unsigned long rft_task_size_max(void)
+{
+	return TASK_SIZE_MAX;
 }

@@ -13,6 +13,10 @@
 struct inode *rft_d_inode(const struct dentry *dentry);
 void rft_inode_lock(struct inode *inode);
 void rft_inode_unlock(struct inode *inode);
+bool rft_d_is_reg(const struct dentry *dentry);
+struct inode *rft_d_real_inode(const struct dentry *dentry);
+void rft_pagefault_disable(void);
+void rft_pagefault_enable(void);
 bool rft_make_kuid(u32 uid, kuid_t *out);
 bool rft_make_kgid(u32 gid, kgid_t *out);
 u32 rft_uid_value(kuid_t uid);
@@ -77,6 +81,7 @@ struct list_head *rft_trace_get_fields(struct trace_event_call *call);
 void rft_trace_seq_init(struct trace_seq *s);
 void *rft_perf_event_context(struct perf_event *event);
 unsigned int rft_perf_sample_raw(struct perf_sample_data *data, const void **raw);
+unsigned long rft_task_size_max(void);
 struct kretprobe;
 struct kretprobe_instance;
 struct kretprobe *rft_kretprobe_of(struct kretprobe_instance *ri);

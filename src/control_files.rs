@@ -236,6 +236,8 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     // SAFETY: `events` is a directory of the super block being filled,
     // which `kill_sb` detaches from the event tree before tearing it down.
     unsafe { crate::events::files::populate(dir, events, instance)? };
+    // Only the top-level directory has them (there is no other yet).
+    crate::probes::files::populate(dir, instance)?;
     let per_cpu = dir.dir("per_cpu")?;
     for cpu in 0..instance.buffer().nr_cpus() {
         let name = CString::try_from_fmt(fmt!("cpu{cpu}"))?;
@@ -285,7 +287,10 @@ static PID_FILTER: Attribute = Attribute {
     },
     store: Some(|inst, index, text| inst.function_pids().write(index, text)),
     max_write: MAX_PIDS_WRITE,
-    truncate: Some(|inst, index| inst.function_pids().clear(index)),
+    truncate: Some(|inst, index| {
+        inst.function_pids().clear(index);
+        Ok(())
+    }),
 };
 
 /// `max_graph_depth`: how deep function_graph follows calls, 0 for no
@@ -461,5 +466,8 @@ static ERROR_LOG: Attribute = Attribute {
         Ok(())
     }),
     max_write: 0,
-    truncate: Some(|inst, _| inst.clear_errors()),
+    truncate: Some(|inst, _| {
+        inst.clear_errors();
+        Ok(())
+    }),
 };

@@ -62,11 +62,12 @@ module! {
 
 /// The loaded module: the registered file system and the top-level trace
 /// instance it shows, over the patch engine. Fields drop in order: the
-/// module and CPU-hotplug followers of events first, then the file system (and every tracer
-/// with it), then the function_graph tracers' shadow stacks, then the
-/// engine.
+/// probe events first, then the module and CPU-hotplug followers of
+/// events, then the file system (and every tracer with it), then the
+/// function_graph tracers' shadow stacks, then the engine.
 #[pin_data]
 struct Rftrace {
+    probe_events: Option<probes::ProbeEvents>,
     module_events: Option<events::modules::ModuleEvents>,
     cpu_events: Option<events::hotplug::CpuEvents>,
     #[pin]
@@ -134,6 +135,11 @@ impl kernel::InPlaceModule for Rftrace {
                 .inspect_err(|e| pr_warn!("events not renewed on CPUs back online ({e:?})\n"))
                 .ok()
         });
+        let probe_events = top.as_ref().ok().and_then(|top| {
+            probes::ProbeEvents::start(top.clone())
+                .inspect_err(|e| pr_warn!("probe events not available ({e:?})\n"))
+                .ok()
+        });
         if let Ok(top) = &top {
             bench::run(
                 top,
@@ -142,6 +148,7 @@ impl kernel::InPlaceModule for Rftrace {
             );
         }
         try_pin_init!(Self {
+            probe_events,
             module_events,
             cpu_events,
             engine: engine?,

@@ -250,8 +250,9 @@ fn render(
     let (pid, cpu32) = (header.pid, cpu as u32);
     // Kernel events print through the kernel's own functions.
     let kernel_event = records::functions(header.kind).is_none();
+    let sym_addr = options.has(trace_options::SYM_ADDR);
     let mut event_body = |form: TextForm, text: &mut KVec<u8>| {
-        events.write(record, header.kind, (cpu32, p.ts), form, text)
+        events.write(record, header.kind, (cpu32, p.ts), (form, sym_addr), text)
     };
     if options.has(trace_options::BIN) {
         if context {

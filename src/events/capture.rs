@@ -11,6 +11,7 @@
 //! argument is captured by a probe on its tracepoint instead.
 
 use super::catalog::{Event, HEAD_MAX};
+use super::defined::{DefinedEvent, RecordSink};
 use super::filter::EventFilter;
 use super::retired::Retired;
 use crate::instance::Instance;
@@ -27,7 +28,7 @@ use kernel::sync::Arc;
 ///
 /// `instance` points at an instance that outlives every counter of the
 /// [`Capture`] that owns this sink.
-struct Sink {
+pub(crate) struct Sink {
     instance: *const Instance,
     event: Arc<Event>,
     /// The event's filter in this instance, from `Arc::into_raw`; null for
@@ -69,25 +70,45 @@ impl OnSample for Sink {
         head.copy_from_slice(common);
         fix_preempt_count(head);
         self.event.clear_gaps(head);
-        let pid = i32::from_le_bytes([head[4], head[5], head[6], head[7]]);
         let len = self.event.record_len(sample);
         let record = sample.get(..len).unwrap_or(sample);
+        if self.keeps(instance, head, record, cpu) {
+            let tail = sample.get(head_len..len).unwrap_or(&[]);
+            instance.record_parts(cpu, len, (head, tail));
+        }
+    }
+}
+
+impl Sink {
+    /// Whether `record` (its first bytes fixed up in `head`) passes the
+    /// event's pid filters and filter in `instance`.
+    fn keeps(&self, instance: &Instance, head: &[u8], record: &[u8], cpu: usize) -> bool {
+        let pid = i32::from_le_bytes([head[4], head[5], head[6], head[7]]);
         // The pid filters first, as the kernel's
         // `trace_event_buffer_reserve`.
         if instance
             .event_pids()
             .ignores_record(self.event.task_role, record, pid as u32)
         {
-            return;
+            return false;
         }
         let filter = self.filter.load(Acquire);
         // SAFETY: a filter stays alive for a grace period after it is
         // replaced, and handlers run within one.
-        if !filter.is_null() && !unsafe { &*filter }.matches(record, cpu as u32) {
+        filter.is_null() || unsafe { &*filter }.matches(record, cpu as u32)
+    }
+
+    /// Records `record`, a whole record an event rftrace defines made on
+    /// `cpu` (this CPU, preemption off), unless filtered out.
+    pub(super) fn offer(&self, record: &[u8], cpu: usize) {
+        // SAFETY: the instance outlives the sink's connections (type
+        // invariant).
+        let instance = unsafe { &*self.instance };
+        if record.len() < ENTRY_HEADER_SIZE || !self.keeps(instance, record, record, cpu) {
             return;
         }
-        let tail = sample.get(head_len..len).unwrap_or(&[]);
-        instance.record_parts(cpu, len, (head, tail));
+        let head = record.len() & !3;
+        instance.record_parts(cpu, record.len(), record.split_at(head));
     }
 }
 
@@ -132,6 +153,8 @@ enum Source {
     /// A probe on the event's tracepoint, for an event perf will not
     /// sample.
     Probe { _probe: IntProbe<Sink> },
+    /// The definer of an event rftrace defines, offering its records.
+    Defined { _link: DefinedLink },
     /// Nothing any more: stopped by the owner, who waits for the handlers.
     Stopped,
 }
@@ -159,6 +182,20 @@ impl Capture {
         )?;
         let handler: *const Sink = &*sink;
         let event = &sink.event;
+        if let Some(definer) = &event.definer {
+            // SAFETY: the sink is boxed and freed only after the link is
+            // dropped and a grace period passed (`drop`, `stop_all`).
+            let sink_ref = unsafe { RecordSink::new(handler) };
+            definer.connect(sink_ref)?;
+            let link = DefinedLink {
+                definer: definer.clone(),
+                sink: sink_ref,
+            };
+            return Ok(Capture {
+                source: Source::Defined { _link: link },
+                sink,
+            });
+        }
         // SAFETY: the sink is boxed, so its address is stable, and it is
         // freed only after the counters or the probe (`drop`, `stop_all`).
         // A module's event is disabled at the module's GOING
@@ -294,7 +331,7 @@ impl Capture {
     fn pause(&mut self) {
         match &self.source {
             Source::Counters { counters } => counters.iter().flatten().for_each(|c| c.pause()),
-            Source::Probe { .. } => self.source = Source::Stopped,
+            Source::Probe { .. } | Source::Defined { .. } => self.source = Source::Stopped,
             Source::Stopped => {}
         }
     }
@@ -303,4 +340,16 @@ impl Capture {
 /// A filter as the sink keeps it.
 fn into_raw(filter: Option<Arc<EventFilter>>) -> *mut EventFilter {
     filter.map_or(core::ptr::null_mut(), |f| Arc::into_raw(f).cast_mut())
+}
+
+/// A sink connected to the definer of its event; disconnected on drop.
+struct DefinedLink {
+    definer: Arc<dyn DefinedEvent>,
+    sink: RecordSink,
+}
+
+impl Drop for DefinedLink {
+    fn drop(&mut self) {
+        self.definer.disconnect(self.sink);
+    }
 }

@@ -6,13 +6,15 @@
 //!
 //! The built-in events are read at load, from the kernel's event list; a
 //! module's events are added when it comes and removed when it goes
-//! ([`super::modules`]). The kernel's dynamic events (its own kprobe
-//! events...) are not shown.
+//! ([`super::modules`]). Events rftrace defines itself (its probe events,
+//! [`super::defined`]) are added and removed by their definers. The
+//! kernel's own dynamic events (its kprobe events...) are not shown.
 //!
 //! Files and event states name an event by an [`EventKey`]: its id, which
 //! the kernel reuses after a module goes, and the generation of that id
 //! here, so that a file left open on a gone event finds nothing.
 
+use super::defined::DefinedEvent;
 use crate::kernel_api::module::Module;
 use crate::kernel_api::trace_events::{EventCall, EventsLocked};
 use crate::kernel_api::trace_output::EventOutput;
@@ -75,8 +77,12 @@ pub(crate) struct Event {
     print_fmt: CString,
     fields: KVec<OwnedField>,
     /// The kernel's printers of its records; a module's event prints only
-    /// while it is in the catalog (under its lock), its module live.
+    /// while it is in the catalog (under its lock), its module live. For
+    /// an event rftrace defines, the printers of its registered type.
     pub(crate) output: EventOutput,
+    /// What defines the event, if rftrace does (a probe event): it makes
+    /// the records and prints them in the `trace` form.
+    pub(crate) definer: Option<Arc<dyn DefinedEvent>>,
     /// The module that defines it, for a module's event.
     pub(crate) module: Option<Module>,
     /// That module's name.
@@ -137,6 +143,7 @@ impl Event {
             // kernel; a module's event prints only while it is in the
             // catalog, which it leaves before the kernel removes it.
             output: unsafe { EventOutput::new(call.as_ptr()) },
+            definer: None,
             module: Module::from_ptr(call.module()),
             module_name: match Module::from_ptr(call.module()) {
                 // SAFETY: the event's module is live while its event is
@@ -147,6 +154,38 @@ impl Event {
             fixed_size,
             gaps,
             task_role,
+        })
+    }
+
+    /// An event rftrace defines: record type `id` (registered with the
+    /// kernel by the definer, printed by `output` in the forms other than
+    /// `trace`) in `system`, with `fields` after the common ones.
+    pub(crate) fn defined<'a>(
+        id: u16,
+        (system, name): (&str, &str),
+        fields: impl Iterator<Item = Field<'a>>,
+        print_fmt: &str,
+        (definer, output): (Arc<dyn DefinedEvent>, EventOutput),
+    ) -> Result<Self> {
+        let mut owned = KVec::new();
+        for field in fields {
+            owned.push(OwnedField::copy(&field)?, GFP_KERNEL)?;
+        }
+        // Probe records are packed: no padding after the last field.
+        let fixed_size = layout::fixed_size(owned.iter().map(|f| f.field()), true);
+        Ok(Event {
+            id,
+            system: CString::try_from_fmt(fmt!("{system}"))?,
+            name: CString::try_from_fmt(fmt!("{name}"))?,
+            print_fmt: CString::try_from_fmt(fmt!("{print_fmt}"))?,
+            fields: owned,
+            output,
+            definer: Some(definer),
+            module: None,
+            module_name: None,
+            fixed_size,
+            gaps: KVec::new(),
+            task_role: TaskRole::Current,
         })
     }
 
@@ -281,6 +320,8 @@ pub(crate) struct Catalog {
     slots: KVec<Slot>,
     /// The ids of the events, in the kernel's list order.
     order: KVec<u16>,
+    /// The ids of the events rftrace defines, newest first.
+    defined: KVec<u16>,
     /// In order of first appearance.
     pub(crate) systems: KVec<System>,
 }
@@ -290,6 +331,7 @@ impl Catalog {
         Catalog {
             slots: KVec::new(),
             order: KVec::new(),
+            defined: KVec::new(),
             systems: KVec::new(),
         }
     }
@@ -378,7 +420,7 @@ impl Catalog {
         for system in self.systems.iter_mut() {
             system.events.clear();
         }
-        for &id in self.order.iter() {
+        for &id in Iterator::chain(self.defined.iter(), self.order.iter()) {
             let Some(event) = self.event_by_id(id).cloned() else {
                 continue;
             };
@@ -417,9 +459,41 @@ impl Catalog {
         EventKey::new(id, generation)
     }
 
-    /// The ids of every event, in the kernel's list order.
+    /// The ids of every event: those rftrace defines, newest first, then
+    /// the kernel's in its list order.
     pub(crate) fn ids(&self) -> impl DoubleEndedIterator<Item = u16> + '_ {
-        self.order.iter().copied()
+        Iterator::chain(self.defined.iter(), self.order.iter()).copied()
+    }
+
+    /// Adds `event`, which rftrace defines.
+    pub(crate) fn add_defined(&mut self, event: Arc<Event>) -> Result {
+        let id = event.id;
+        if self.event_by_id(id).is_some() {
+            return Err(EEXIST);
+        }
+        self.defined.push(id, GFP_KERNEL)?;
+        self.defined.rotate_right(1);
+        if let Err(e) = self.insert(event).and_then(|()| self.rebuild_systems()) {
+            self.forget_defined(id);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Removes the event rftrace defined with id `id`: files left open on
+    /// it find nothing from now on.
+    pub(crate) fn remove_defined(&mut self, id: u16) -> Result {
+        self.forget_defined(id);
+        self.rebuild_systems()
+    }
+
+    fn forget_defined(&mut self, id: u16) {
+        self.defined.retain(|d| *d != id);
+        if let Some(slot) = self.slots.get_mut(usize::from(id)) {
+            if slot.event.take().is_some() {
+                slot.generation = slot.generation.wrapping_add(1) & 0xffff;
+            }
+        }
     }
 
     /// The ids of system `system`'s events.
@@ -431,16 +505,18 @@ impl Catalog {
     /// (`available_events`, `set_event`), in the order of the kernel's
     /// top-level instance: its list of event files got the built-in events
     /// at boot, reversing the kernel's event list, then each module's
-    /// events at its head, as the event list itself did.
+    /// events at its head, as the event list itself did, and each dynamic
+    /// event at its head when made (here: after any module's).
     pub(crate) fn write_names(
         &self,
         out: &mut dyn Write,
         keep: impl Fn(u16) -> bool,
     ) -> core::fmt::Result {
         let is_module = |id: &u16| self.event_by_id(*id).is_some_and(|e| e.module.is_some());
-        let modules = self.ids().filter(is_module);
-        let built_in = self.ids().rev().filter(|id| !is_module(id));
-        for id in Iterator::chain(modules, built_in) {
+        let modules = self.order.iter().copied().filter(is_module);
+        let built_in = self.order.iter().copied().rev().filter(|id| !is_module(id));
+        let defined = self.defined.iter().copied();
+        for id in Iterator::chain(Iterator::chain(defined, modules), built_in) {
             if let Some(event) = self.event_by_id(id).filter(|_| keep(id)) {
                 writeln!(out, "{}:{}", event.system(), event.name())?;
             }

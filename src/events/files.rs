@@ -223,6 +223,7 @@ static SET_EVENT: Attribute = Attribute {
         let mut states = inst.events();
         states.disable_all(inst);
         states.clear_pending();
+        Ok(())
     }),
 };
 
@@ -239,5 +240,8 @@ static EVENT_PIDS: Attribute = Attribute {
     show: |inst, index, out| inst.event_pids().set(index).write_pids(out),
     store: Some(|inst, index, text| inst.event_pids().write(index, text)),
     max_write: MAX_PIDS_WRITE,
-    truncate: Some(|inst, index| inst.event_pids().clear(index)),
+    truncate: Some(|inst, index| {
+        inst.event_pids().clear(index);
+        Ok(())
+    }),
 };

@@ -8,6 +8,7 @@
 //! - [`modules`]: module events, as their modules come and go;
 //! - [`hotplug`]: counters on CPUs that come back online;
 //! - [`capture`]: recording one event into one instance (perf counters);
+//! - [`defined`]: events rftrace defines itself (probe events);
 //! - [`state`]: which events an instance records;
 //! - [`retired`]: captures of disabled events, released in the background;
 //! - [`filter`]: event filters;
@@ -17,6 +18,7 @@
 
 pub(crate) mod capture;
 pub(crate) mod catalog;
+pub(crate) mod defined;
 pub(crate) mod files;
 pub(crate) mod filter;
 pub(crate) mod hotplug;

@@ -21,20 +21,23 @@ impl EventText {
     }
 
     /// Appends to `out` the body of `record` (recorded on `cpu` at `ts`)
-    /// in `form`, if its type is a kernel event; `None` otherwise. May
-    /// sleep.
+    /// in `form` (`sym_addr`: with the `sym-addr` option), if its type is
+    /// an event of the catalog; `None` otherwise. May sleep.
     pub(crate) fn write(
         &mut self,
         record: &[u8],
         kind: u16,
         (cpu, ts): (u32, u64),
-        form: Form,
+        (form, sym_addr): (Form, bool),
         out: &mut KVec<u8>,
     ) -> Option<Result> {
         // The catalog stays locked while the kernel's printer runs: a
         // module's event leaves it before its module's code goes.
         let catalog = catalog::lock()?;
         let event = catalog.event_by_id(kind)?;
+        if let (Some(definer), Form::Trace) = (&event.definer, form) {
+            return Some(definer.write_trace(record, sym_addr, out));
+        }
         let printer = match &mut self.printer {
             Some(printer) => printer,
             None => match EventPrinter::new() {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Reading memory that may not be mapped, without faulting
-//! (`copy_from_kernel_nofault`, `copy_from_user_nofault`). Any context.
+//! (`copy_from_kernel_nofault`, `copy_from_user_nofault`, and the string
+//! reads built on them). Any context.
 
 use crate::bindings;
 use core::ffi::c_void;

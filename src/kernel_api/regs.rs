@@ -6,6 +6,10 @@
 use crate::bindings;
 use kernel::types::Opaque;
 
+/// How many words a kernel stack holds (`THREAD_SIZE / 8`): the deepest
+/// `$stackN` a kprobe may read.
+pub(crate) const STACK_WORDS: u64 = bindings::RFT_THREAD_SIZE as u64 / 8;
+
 /// The saved registers of a probe hit, kernel or user.
 #[repr(transparent)]
 pub(crate) struct Regs(Opaque<bindings::pt_regs>);

@@ -209,3 +209,73 @@ unsafe fn c_string<'a>(ptr: *const c_char) -> &'a CStr {
     // SAFETY: guaranteed by the caller.
     unsafe { CStr::from_char_ptr(ptr) }
 }
+
+/// A record type of the kernel's own numbering, registered for an event
+/// rftrace defines (`register_trace_event`): the kernel gives it an id no
+/// other event has, and its printers are the kernel's `trace_nop_print`
+/// (what the kernel's probe events print in the `raw`, `hex` and `bin`
+/// forms).
+///
+/// # Invariants
+///
+/// `event` is registered with the kernel, its `funcs` pointing at
+/// `funcs`; both stay at their boxed addresses until unregistered in
+/// `drop`.
+pub(crate) struct RegisteredType {
+    event: KBox<bindings::trace_event>,
+    _funcs: KBox<bindings::trace_event_functions>,
+    id: u16,
+}
+
+// SAFETY: the kernel's event hash is locked by `trace_event_sem` for every
+// change; this value only names its entry.
+unsafe impl Send for RegisteredType {}
+// SAFETY: as above; shared use only reads `id` and the address.
+unsafe impl Sync for RegisteredType {}
+
+impl RegisteredType {
+    /// Registers a new record type. May sleep. `ENOSPC` when the kernel
+    /// has no id left.
+    pub(crate) fn new() -> Result<Self> {
+        // SAFETY: all-zero is a valid `trace_event_functions` (no
+        // printers) and `trace_event` (unlinked, type 0: "allocate one").
+        let mut funcs: KBox<bindings::trace_event_functions> =
+            KBox::new(unsafe { core::mem::zeroed() }, GFP_KERNEL)?;
+        // SAFETY: as above.
+        let mut event: KBox<bindings::trace_event> =
+            KBox::new(unsafe { core::mem::zeroed() }, GFP_KERNEL)?;
+        event.funcs = &mut *funcs;
+        // SAFETY: `event` and `funcs` are boxed, so their addresses stay
+        // valid until `drop` unregisters the event.
+        let id = unsafe { bindings::register_trace_event(&mut *event) };
+        let id = u16::try_from(id).ok().filter(|&id| id != 0).ok_or(ENOSPC)?;
+        // INVARIANT: registered above, `funcs` boxed with it.
+        Ok(RegisteredType {
+            event,
+            _funcs: funcs,
+            id,
+        })
+    }
+
+    /// The id records of this type carry.
+    pub(crate) fn id(&self) -> u16 {
+        self.id
+    }
+
+    /// The printers of the type, for the forms the kernel prints with
+    /// them.
+    pub(crate) fn output(&self) -> crate::kernel_api::trace_output::EventOutput {
+        let event: *const bindings::trace_event = &*self.event;
+        // SAFETY: registered for as long as `self` (type invariant); the
+        // caller keeps `self` while it prints.
+        unsafe { crate::kernel_api::trace_output::EventOutput::from_event(event.cast_mut()) }
+    }
+}
+
+impl Drop for RegisteredType {
+    fn drop(&mut self) {
+        // SAFETY: registered in `new` (type invariant); unregistering
+        // frees the id for reuse.
+        unsafe { bindings::unregister_trace_event(&mut *self.event) };
+    }
+}

@@ -50,6 +50,16 @@ unsafe impl Send for EventOutput {}
 unsafe impl Sync for EventOutput {}
 
 impl EventOutput {
+    /// The output functions of the registered `event`.
+    ///
+    /// # Safety
+    ///
+    /// `event` must stay registered while the returned value is used.
+    pub(crate) unsafe fn from_event(event: *mut bindings::trace_event) -> Self {
+        // INVARIANT: the caller keeps it registered.
+        EventOutput { event }
+    }
+
     /// The output functions of `call`.
     ///
     /// # Safety

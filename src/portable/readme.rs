@@ -82,6 +82,29 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   set_event_pid\t\t- only events of these pids are recorded (all if empty)
   set_event_notrace_pid\t- events of these pids are never recorded
 \t\t\t  (options/event-fork: children of listed tasks join them)
+  dynamic_events\t\t- Create/append/remove/show the generic dynamic events
+\t\t\t  Write into this file to define/undefine new trace events.
+  kprobe_events\t\t- Create/append/remove/show the kernel dynamic events
+\t\t\t  Write into this file to define/undefine new trace events.
+  uprobe_events\t\t- Create/append/remove/show the userspace dynamic events
+\t\t\t  Write into this file to define/undefine new trace events.
+\t  accepts: event-definitions (one definition per line)
+\t   Format: p[:[<group>/][<event>]] <place> [<args>]
+\t           r[maxactive][:[<group>/][<event>]] <place> [<args>]
+\t           -:[<group>/][<event>]
+\t    place: [<module>:]<symbol>[+<offset>]|<memaddr>
+place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
+   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]
+\t     args: <name>=fetcharg[:type]
+\t fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],
+\t           $stack<index>, $stack, $retval, $comm, $arg<N>,
+\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"
+\t     kernel return probes support: $retval, $arg<N>, $comm
+\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, char, string, symbol,
+\t           b<bit-width>@<bit-offset>/<container-size>, ustring,
+\t           symstr, %pd/%pD, <type>\\[<array-size>\\]
+  kprobe_profile\t- hits and misses of each kprobe event
+  uprobe_profile\t- hits of each uprobe event
   events/\t\t- Directory containing all trace event subsystems:
       enable\t\t- Write 0/1 to enable/disable tracing of all events
       header_page, header_event: the binary page and event format;

@@ -21,6 +21,17 @@ pub(crate) struct Hit<'a> {
 /// Told of every hit of the probes it is attached to.
 pub(crate) trait ProbeHandler: Send + Sync {
     /// Called with preemption off (kernel probes) or in the task's own
-    /// context (uprobes); never sleeps.
+    /// context (uprobes, through `on_user_hit`); never sleeps.
     fn on_hit(&self, hit: &Hit<'_>);
+
+    /// A uprobe's hit: called in the probed task's own context with
+    /// preemption enabled, where its memory is read with page faults
+    /// allowed (`kernel_api::user_memory`, which may sleep), as the
+    /// kernel's `uprobe_dispatcher` does. As the kernel, fetch the
+    /// arguments first (into a buffer of this CPU held by a mutex:
+    /// `uprobe_buffer_get`), then reserve and commit the record. Calls
+    /// `on_hit` unless overridden.
+    fn on_user_hit(&self, hit: &Hit<'_>) {
+        self.on_hit(hit)
+    }
 }

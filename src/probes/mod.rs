@@ -2,8 +2,69 @@
 
 //! Dynamic probe events: kprobe, kretprobe, uprobe and fprobe events, whose
 //! records rftrace defines itself.
+//!
+//! A command written to `kprobe_events`, `uprobe_events` or
+//! `dynamic_events` ([`files`]) is parsed by the portable half
+//! (`src/portable/probes/`) and carried out by [`command`]: a new
+//! [`event::ProbeEvent`] joins the [`registry`] and the event layer's
+//! catalog as a [`crate::events::defined::DefinedEvent`], so that it has
+//! its `events/` directory, `set_event` name, filters and pid filters like
+//! any event. Its probe points ([`point`]) attach where the probed code
+//! is ([`attach`] for the kernel, [`uprobe_attach`] for user programs);
+//! each hit ([`hit`]) is recorded by the event's [`recorder`], which fetches
+//! the arguments ([`args`], [`fetch_env`]) into a record buffer
+//! ([`scratch`]) and offers the record to every instance that enabled
+//! the event ([`sinks`]).
+//!
+//! # Lock order
+//!
+//! The registry, then an instance's event states, then a probe event's
+//! own lock, then the attach layers' locks (the patch engine's), then the
+//! event tree and the catalog.
 
-// Used by the probe events, which are being wired in.
-#[allow(dead_code)]
+pub(crate) mod args;
 pub(crate) mod attach;
+pub(crate) mod command;
+pub(crate) mod event;
+pub(crate) mod fetch_env;
+pub(crate) mod files;
 pub(crate) mod hit;
+pub(crate) mod point;
+pub(crate) mod recorder;
+pub(crate) mod registry;
+pub(crate) mod resolver;
+pub(crate) mod scratch;
+pub(crate) mod sinks;
+pub(crate) mod text;
+pub(crate) mod uprobe_attach;
+
+use crate::instance::Instance;
+use kernel::{prelude::*, sync::Arc};
+
+/// Probe events can be made while this lives; dropping it removes them
+/// all (at module unload, before the file system goes).
+pub(crate) struct ProbeEvents {
+    instance: Arc<Instance>,
+}
+
+impl ProbeEvents {
+    /// Makes the registry; the events will record into `instance` (and
+    /// any other that enables them).
+    pub(crate) fn start(instance: Arc<Instance>) -> Result<Self> {
+        registry::init()?;
+        Ok(ProbeEvents { instance })
+    }
+}
+
+impl Drop for ProbeEvents {
+    fn drop(&mut self) {
+        let Ok(mut registry) = registry::lock() else {
+            return;
+        };
+        // Enabled events are disabled first: the module is going.
+        self.instance.events().disable_all(&self.instance);
+        if let Err(e) = registry.remove_all(&self.instance, None) {
+            pr_warn!("probe events left behind at unload: {e:?}\n");
+        }
+    }
+}

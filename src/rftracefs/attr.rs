@@ -24,6 +24,9 @@ pub(crate) type ShowFn = fn(&Instance, usize, &mut dyn fmt::Write) -> fmt::Resul
 /// Parses and applies a write to a control file: `(instance, file index, text)`.
 pub(crate) type StoreFn = fn(&Instance, usize, &[u8]) -> Result<(), InputError>;
 
+/// Empties a control file opened with `O_TRUNC`: `(instance, file index)`.
+pub(crate) type TruncateFn = fn(&Instance, usize) -> Result<(), InputError>;
+
 /// What one control file shows and accepts.
 pub(crate) struct Attribute {
     /// Writes the file's text; the `usize` is the file's index (for a family
@@ -35,8 +38,8 @@ pub(crate) struct Attribute {
     /// the written bytes are not read at all and `store` gets an empty slice.
     pub(crate) max_write: usize,
     /// Called when the file is opened for writing with `O_TRUNC`, with the
-    /// file's index.
-    pub(crate) truncate: Option<fn(&Instance, usize)>,
+    /// file's index; an error fails the open.
+    pub(crate) truncate: Option<TruncateFn>,
 }
 
 impl Attribute {
@@ -124,7 +127,9 @@ unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings:
     let (mode, flags) = unsafe { ((*file).f_mode, (*file).f_flags) };
     if mode & bindings::RFT_FMODE_WRITE != 0 && flags & bindings::RFT_O_TRUNC != 0 {
         if let Some(truncate) = node.attr.and_then(|a| a.truncate) {
-            truncate(&node.instance, node.index);
+            if let Err(e) = truncate(&node.instance, node.index) {
+                return -e.errno();
+            }
         }
     }
     if mode & bindings::RFT_FMODE_READ == 0 {
