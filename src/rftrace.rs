@@ -88,6 +88,9 @@ impl GraphRunning {
 
 impl Drop for GraphRunning {
     fn drop(&mut self) {
+        // Probes at engine sites hook returns on the shadow stacks (and
+        // use the engine, which stops after this).
+        probes::attach::release();
         graph::stop();
     }
 }

@@ -127,6 +127,26 @@ pub(crate) fn init() {
     unsafe { STATE.init() };
 }
 
+/// Detaches every probe still registered and frees what the probes
+/// shared: at module unload, after the probe events are gone (then there
+/// is nothing left to detach) and before the graph runtime and the patch
+/// engine stop. A [`KernelProbe`] dropped later finds nothing to do.
+pub(crate) fn release() {
+    let mut state = STATE.lock();
+    let probes = core::mem::take(&mut state.probes);
+    if state.shared.is_some() {
+        if let Err(e) = state.publish() {
+            pr_warn!("could not detach the probes: {:?}\n", e);
+        }
+    }
+    let shared = state.shared.take();
+    let notifiers = state.notifiers.take();
+    drop(state);
+    drop(probes);
+    drop(shared);
+    drop(notifiers);
+}
+
 /// Per CPU: a probe handler runs (the kernel's `kprobe_running()`); a hit
 /// meanwhile is a miss.
 pub(super) struct CpuBusy(KVec<AtomicBool>);
@@ -229,8 +249,9 @@ impl KernelProbe {
         Ok(KernelProbe { probe })
     }
 
-    /// Starts firing. `EBUSY` if the probe is at a function the kernel's
-    /// ftrace uses (the engine cannot take its site).
+    /// Starts firing. A probe at an engine site the kernel's ftrace uses
+    /// meanwhile (its tracer, one of its kprobes, BPF) is moved to a kernel
+    /// kprobe there, which the kernel arms through its ftrace.
     pub(crate) fn enable(&self) -> Result {
         let mut state = STATE.lock();
         let index = state.index_of(&self.probe).ok_or(ENOENT)?;
@@ -242,7 +263,10 @@ impl KernelProbe {
         let result = match &attached.arm {
             Arm::Pending => Ok(()),
             Arm::Kernel(kprobe) => kprobe.enable(),
-            Arm::Engine { .. } => state.publish(),
+            Arm::Engine { .. } => match state.publish() {
+                Err(e) if e == EBUSY => fall_back_to_kprobe(&mut state, index),
+                other => other,
+            },
         };
         if result.is_err() {
             if let Some(attached) = state.probes.get_mut(index) {
@@ -428,24 +452,51 @@ fn arm(probe: &Arc<Probe>, busy: &Arc<CpuBusy>) -> Result<Arm, place::PlaceError
             module: crate::ksyms::module_of(resolved.addr) as usize,
         }
     } else {
-        let hits = Arc::new(
-            kprobe::KprobeHits {
-                probe: probe.clone(),
-                busy: busy.clone(),
-            },
-            GFP_KERNEL,
-        )
-        .map_err(|_| (ProbeErrorCode::FailRegProbe, ENOMEM))?;
-        let kprobe = KBox::pin_init(
-            KernelKprobe::register(resolved.addr, probe.is_return, probe.maxactive, hits),
-            GFP_KERNEL,
-        )
-        .map_err(register_error)?;
-        probe.address.store(kprobe.address(), Release);
-        return Ok(Arm::Kernel(kprobe));
+        return arm_kernel(probe, busy, resolved.addr);
     };
     probe.address.store(resolved.addr, Release);
     Ok(arm)
+}
+
+/// Arms `probe` at `addr` with a kernel kprobe (or kretprobe), disabled.
+fn arm_kernel(
+    probe: &Arc<Probe>,
+    busy: &Arc<CpuBusy>,
+    addr: usize,
+) -> Result<Arm, place::PlaceError> {
+    let hits = Arc::new(
+        kprobe::KprobeHits {
+            probe: probe.clone(),
+            busy: busy.clone(),
+        },
+        GFP_KERNEL,
+    )
+    .map_err(|_| (ProbeErrorCode::FailRegProbe, ENOMEM))?;
+    let kprobe = KBox::pin_init(
+        KernelKprobe::register(addr, probe.is_return, probe.maxactive, hits),
+        GFP_KERNEL,
+    )
+    .map_err(register_error)?;
+    probe.address.store(kprobe.address(), Release);
+    Ok(Arm::Kernel(kprobe))
+}
+
+/// Moves the enabled engine probe at `index`, whose site the kernel's
+/// ftrace uses (a tracer, a kprobe, BPF of the kernel's), to a kernel
+/// kprobe there, which the kernel arms through its ftrace, as it would
+/// arm its own; enables it.
+fn fall_back_to_kprobe(state: &mut State, index: usize) -> Result {
+    let busy = state.shared()?.busy.clone();
+    let attached = state.probes.get_mut(index).ok_or(ENOENT)?;
+    let Arm::Engine { site, .. } = attached.arm else {
+        return Err(EINVAL);
+    };
+    let arm = arm_kernel(&attached.probe, &busy, site).map_err(|(_, e)| e)?;
+    attached.arm = arm;
+    match &attached.arm {
+        Arm::Kernel(kprobe) => kprobe.enable(),
+        _ => Err(EINVAL),
+    }
 }
 
 /// The error-log entry of a registration error, as `trace_kprobe_create`

@@ -166,12 +166,57 @@ fn is_engine_site(addr: usize) -> bool {
 /// warning).
 pub(super) fn check_registrable(addr: usize) -> Result<(), PlaceError> {
     kprobes::locked_down().map_err(|e| (ProbeErrorCode::FailRegProbe, e))?;
-    if let Some((size, offset)) = kallsyms::size_offset(addr) {
-        let start = addr - offset;
-        if size > 0 && kallsyms::ftrace_location_in(start, start + size - 1).is_none() {
-            pr_warn!("Could not probe notrace function {:#x}\n", addr);
-            return Err((ProbeErrorCode::FailRegProbe, EINVAL));
-        }
+    if is_notrace(addr) {
+        kallsyms::with_symbol(addr, kallsyms::Form::NoOffset, |name| {
+            pr_warn!(
+                "Could not probe notrace function {}\n",
+                kernel::str::BStr::from_bytes(name)
+            )
+        });
+        return Err((ProbeErrorCode::FailRegProbe, EINVAL));
     }
     Ok(())
+}
+
+/// Whether the function around `addr` has no `__fentry__` site; for a
+/// suffixed copy (`func.isra.0`, `func.cold`), whether `func` has none
+/// either (`within_notrace_func`).
+fn is_notrace(addr: usize) -> bool {
+    if !has_no_site(addr) {
+        return false;
+    }
+    let mut base = [0u8; NAME_MAX + 1];
+    let len = kallsyms::with_symbol(addr, kallsyms::Form::NoOffset, |text| {
+        let name = text.split(|&b| b == b' ').next().unwrap_or(text);
+        match name.iter().position(|&b| b == b'.') {
+            Some(dot) if dot <= NAME_MAX => {
+                base[..dot].copy_from_slice(&name[..dot]);
+                Some(dot)
+            }
+            _ => None,
+        }
+    });
+    let Some(len) = len else {
+        return true;
+    };
+    let base = CStr::from_bytes_with_nul(&base[..=len]).ok();
+    match base.and_then(kallsyms::lookup_name) {
+        Some(function) => has_no_site(function),
+        None => true,
+    }
+}
+
+/// The longest symbol name looked up (`KSYM_NAME_LEN` is 512).
+const NAME_MAX: usize = 511;
+
+/// Whether the function covering `addr` has no `__fentry__` site.
+fn has_no_site(addr: usize) -> bool {
+    match kallsyms::size_offset(addr) {
+        Some((size, offset)) if size > 0 => {
+            let start = addr - offset;
+            kallsyms::ftrace_location_in(start, start + size - 1).is_none()
+        }
+        // No symbol: the kprobes core refuses it itself.
+        _ => false,
+    }
 }
