@@ -31,11 +31,12 @@ mount -t rftracefs nodev "$rftrace"
 echo "$BUFFER_KB" > "$tracing/buffer_size_kb"
 echo "$BUFFER_KB" > "$rftrace/buffer_size_kb"
 
-# A non-zero offset of $func that both accept: the first of 1..32 that the
-# kernel takes and rftrace takes too.
+# A place of $func past its entry site that both accept: the first offset
+# of 5..32 the kernel takes (with IBT, endbr64 is at +0 and the __fentry__
+# call at +4, so +4 is still the entry site and 5..8 are inside the call).
 offset=
 if [ -n "$func" ]; then
-	o=1
+	o=5
 	while [ $o -le 32 ]; do
 		if echo "p:kprobes/bench_try $func+$o" > "$tracing/kprobe_events" 2>/dev/null; then
 			echo > "$tracing/kprobe_events"
