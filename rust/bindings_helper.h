@@ -66,6 +66,9 @@ const unsigned long RFT_FTRACE_FL_DISABLED = FTRACE_FL_DISABLED;
 const unsigned long RFT_FTRACE_FL_DIRECT = FTRACE_FL_DIRECT;
 const unsigned long RFT_FTRACE_FL_DIRECT_EN = FTRACE_FL_DIRECT_EN;
 const unsigned long RFT_FTRACE_REF_MAX = FTRACE_REF_MAX;
+/* Where a probe's %pd and %pD arguments find a name (trace_probe.c). */
+const unsigned long RFT_DENTRY_NAME_OFFSET = offsetof(struct dentry, d_name.name);
+const unsigned long RFT_FILE_DENTRY_OFFSET = offsetof(struct file, f_path.dentry);
 /* Where the recording path reads the current task's pid and flags. */
 const unsigned long RFT_TASK_PID_OFFSET = offsetof(struct task_struct, pid);
 const unsigned long RFT_TASK_TI_FLAGS_OFFSET =

@@ -32,7 +32,7 @@ mod shadow;
 mod stacks;
 mod tracer;
 
-pub(crate) use returns::{ReturnClient, ReturnHook};
+pub(crate) use returns::{Kept, ReturnClient, ReturnHook};
 pub(crate) use tracer::{GraphFilters, GraphSession};
 
 use crate::bindings;

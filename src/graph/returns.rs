@@ -5,8 +5,10 @@
 //! entry). The client's entry handler, an engine client, hooks a call's
 //! return as the graph tracer does ([`ReturnHook::hook`]): the real return
 //! address goes on the task's shadow stack, the return trampoline into
-//! the stack slot; at the return the client is called back with the
-//! return registers and the real return address.
+//! the stack slot, and what the client keeps for the return (return
+//! probes keep the arguments their `$argN` read) beside the frame; at the
+//! return the client is called back with the return registers, the real
+//! return address and what it kept.
 //!
 //! One such client runs at a time, besides the graph tracers; its frames
 //! carry [`RETURN_HOOK_TRACER`] and its run number, so that a return of a
@@ -29,13 +31,21 @@ use kernel::{prelude::*, sync::Arc};
 /// tracers'.
 pub(crate) const RETURN_HOOK_TRACER: u8 = MAX_TRACERS as u8;
 
+/// What a client kept at a hooked call's entry for its return: a tag and
+/// bytes, both its own ([`ReturnHook::hook`]).
+pub(crate) struct Kept<'a> {
+    pub(crate) tag: u64,
+    pub(crate) bytes: &'a [u8],
+}
+
 /// Told of the returns a [`ReturnHook`] hooked.
 pub(crate) trait ReturnClient: Send + Sync {
     /// The call hooked for `func` returns to `ret`, with `regs` at the
     /// return: `ax` and `dx` as the function left them, `sp` just above
     /// its return address, `ip` the return address; the other registers
-    /// read as 0. Preemption is off, inside the engine's recursion guard.
-    fn on_return(&self, func: usize, ret: usize, regs: &Regs);
+    /// read as 0. `kept`: what the client kept at the entry. Preemption
+    /// is off, inside the engine's recursion guard.
+    fn on_return(&self, func: usize, ret: usize, regs: &Regs, kept: Kept<'_>);
 
     /// A hooked return could not be reported: this context was already
     /// inside the engine (a recursion).
@@ -91,10 +101,16 @@ impl ReturnHook {
     }
 
     /// Hooks the return of the call whose return address is at `regs.sp`
-    /// (an engine client's registers at a site), reported for `func`.
-    /// Returns false (counting why) when the task has no shadow stack or a
-    /// full one. Preemption off, on `cpu`.
-    pub(crate) fn hook(&self, regs: &bindings::pt_regs, func: usize, cpu: usize) -> bool {
+    /// (an engine client's registers at a site), reported for `func`,
+    /// keeping `tag` and `len` bytes that `fill` writes for the return
+    /// ([`Kept`]). Returns false (counting why) when the task has no
+    /// shadow stack or a full one. Preemption off, on `cpu`.
+    pub(crate) fn hook(
+        &self,
+        (regs, func, cpu): (&bindings::pt_regs, usize, usize),
+        (tag, len): (u64, usize),
+        fill: impl FnOnce(&mut [u8]),
+    ) -> bool {
         let Some(stack) = self.stacks.current(cpu) else {
             self.stacks.no_stack.fetch_add(1, Relaxed);
             return false;
@@ -103,15 +119,17 @@ impl ReturnHook {
         // SAFETY: the entry trampoline set `sp` to the stack slot that
         // holds the function's return address.
         let ret = unsafe { core::ptr::read(slot as *const usize) };
+        // The graph tracers' times are not kept: the tag takes their place.
         let frame = Frame {
             ret,
             slot,
             func,
+            calltime: tag,
             tracer: RETURN_HOOK_TRACER,
             generation: self.generation,
             ..Frame::default()
         };
-        if stack.push(frame).is_none() {
+        if stack.push_with_data(frame, len, fill).is_none() {
             self.stacks.full.fetch_add(1, Relaxed);
             return false;
         }
@@ -182,10 +200,14 @@ pub(super) fn returned(
         ip: real,
         ..Default::default()
     };
+    let kept = || Kept {
+        tag: frame.calltime,
+        bytes: stack.data(frame),
+    };
     let told = fentry::guarded(|_| {
         listed
             .client
-            .on_return(frame.func, real, Regs::from_raw(&regs))
+            .on_return(frame.func, real, Regs::from_raw(&regs), kept())
     });
     if told.is_none() {
         listed.client.on_missed(frame.func);

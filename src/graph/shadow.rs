@@ -18,6 +18,11 @@ use core::sync::atomic::{compiler_fence, AtomicU32, AtomicU64, Ordering::Relaxed
 /// are not hooked (and counted).
 pub(crate) const MAX_FRAMES: usize = 80;
 
+/// The bytes a task's pending hooked calls may keep for their returns
+/// (return probes' `$argN`, saved at the entry): a stack beside the
+/// frames, each frame's bytes above those of the frames below it.
+pub(crate) const MAX_FRAME_DATA: usize = 512;
+
 /// The number of function_graph tracers that can run at once (one per
 /// instance); each keeps its own per-task state.
 pub(crate) const MAX_TRACERS: usize = 4;
@@ -59,6 +64,12 @@ pub(crate) struct Frame {
     /// What the return must do: [`Frame::RECORD`], [`Frame::ENDS_NOTRACE`],
     /// [`Frame::ENDS_GRAPH`].
     pub(crate) role: u8,
+    /// Where the frame's data starts in the task's data stack (the data
+    /// stack's depth when it was pushed)...
+    pub(super) data_at: u16,
+    /// ... and its length ([`TaskStack::push_with_data`]). Both are set by
+    /// the push.
+    pub(super) data_len: u16,
 }
 
 impl Frame {
@@ -76,10 +87,12 @@ impl Frame {
 ///
 /// # Invariants
 ///
-/// `frames[..depth]` are the task's pending hooked calls. Only code
+/// `frames[..depth]` are the task's pending hooked calls; `data[..data_depth]`
+/// holds their data, a frame's at `data_at..data_at + data_len`, at or
+/// below `data_depth`. Only code
 /// running as the owning task (or, once the task is dead, the code that
 /// frees its stack; or, while the task is held asleep, the holder) touches
-/// `frames`.
+/// `frames` and `data`.
 pub(crate) struct TaskStack {
     depth: AtomicU32,
     /// Per tracer: [`IN_GRAPH`], [`NOTRACE`], [`GRAPH_IN_IRQ`], tagged
@@ -91,6 +104,8 @@ pub(crate) struct TaskStack {
     /// The task's time scheduled out so far, in ns (for `nosleep-time`).
     slept: AtomicU64,
     frames: UnsafeCell<[Frame; MAX_FRAMES]>,
+    data_depth: AtomicU32,
+    data: UnsafeCell<[u8; MAX_FRAME_DATA]>,
 }
 
 // SAFETY: `frames` is only touched by its task (the type invariant), which
@@ -104,6 +119,7 @@ impl TaskStack {
     /// task uses.
     pub(crate) fn reset(&self) {
         self.depth.store(0, Relaxed);
+        self.data_depth.store(0, Relaxed);
         self.flags.iter().for_each(|f| f.store(0, Relaxed));
         self.sleep_start.store(0, Relaxed);
         self.slept.store(0, Relaxed);
@@ -166,11 +182,13 @@ impl TaskStack {
     /// Pushes `frame`; returns its depth, or `None` when the stack is
     /// full. Only the owning task, with preemption off.
     #[inline]
-    pub(crate) fn push(&self, frame: Frame) -> Option<usize> {
+    pub(crate) fn push(&self, mut frame: Frame) -> Option<usize> {
         let depth = self.depth();
         if depth >= MAX_FRAMES {
             return None;
         }
+        frame.data_at = self.data_depth.load(Relaxed) as u16;
+        frame.data_len = 0;
         // Reserve first: an interrupt from here on pushes above.
         self.depth.store(depth as u32 + 1, Relaxed);
         compiler_fence(core::sync::atomic::Ordering::SeqCst);
@@ -179,6 +197,63 @@ impl TaskStack {
         unsafe { (*self.frames.get())[depth] = frame };
         compiler_fence(core::sync::atomic::Ordering::SeqCst);
         Some(depth)
+    }
+
+    /// Pushes `frame` with `len` bytes of data that `fill` writes, for
+    /// its return to read ([`Self::data`]); returns its depth, or `None`
+    /// when the frames or the data are full. Only the owning task, with
+    /// preemption off.
+    #[inline]
+    pub(crate) fn push_with_data(
+        &self,
+        frame: Frame,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Option<usize> {
+        let at = self.data_depth.load(Relaxed) as usize;
+        let end = at.checked_add(len).filter(|&end| end <= MAX_FRAME_DATA)?;
+        // Reserve first: an interrupt from here on uses the bytes above.
+        self.data_depth.store(end as u32, Relaxed);
+        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: `at..end` is within the data, reserved for this call;
+        // only the owning task runs this (the invariant).
+        fill(unsafe { &mut (&mut *self.data.get())[at..end] });
+        let Some(depth) = self.push(Frame {
+            data_at: at as u16,
+            ..frame
+        }) else {
+            self.data_depth.store(at as u32, Relaxed);
+            return None;
+        };
+        // SAFETY: as in `push`: the frame at `depth` is this call's.
+        unsafe {
+            let pushed = &mut (*self.frames.get())[depth];
+            pushed.data_at = at as u16;
+            pushed.data_len = len as u16;
+        }
+        Some(depth)
+    }
+
+    /// The data of `frame`, a frame just popped: valid until
+    /// [`Self::release_data`]. Only the owning task, with preemption off.
+    #[inline]
+    pub(crate) fn data(&self, frame: &Frame) -> &[u8] {
+        let at = usize::from(frame.data_at);
+        // SAFETY: the popped frame's bytes stay reserved until released
+        // (`pop`); only the owning task touches them (the invariant).
+        let data = unsafe { &*self.data.get() };
+        data.get(at..at + usize::from(frame.data_len))
+            .unwrap_or(&[])
+    }
+
+    /// Gives back the data of `frame`, a frame just popped whose data was
+    /// read. Only the owning task, with preemption off.
+    #[inline]
+    pub(crate) fn release_data(&self, frame: &Frame) {
+        if frame.data_len != 0 {
+            compiler_fence(core::sync::atomic::Ordering::SeqCst);
+            self.data_depth.store(u32::from(frame.data_at), Relaxed);
+        }
     }
 
     /// Gives back the hooked returns of stopped tracers: the frames that
@@ -280,8 +355,14 @@ impl TaskStack {
                 kept += 1;
             }
         }
+        // The data of the frames kept ends with the top one's.
+        let data_end = frames
+            .get(..kept)
+            .and_then(|f| f.last())
+            .map_or(0, |f| u32::from(f.data_at) + u32::from(f.data_len));
         compiler_fence(core::sync::atomic::Ordering::SeqCst);
         self.depth.store(kept as u32, Relaxed);
+        self.data_depth.store(data_end, Relaxed);
         depth - kept
     }
 
@@ -327,7 +408,8 @@ impl TaskStack {
     }
 
     /// Pops the frame of the return whose slot ends at `slot_end` (the
-    /// stack pointer after the `ret`), with its depth. Frames above it
+    /// stack pointer after the `ret`), with its depth; its data stays
+    /// until [`Self::release_data`]. Frames above it
     /// (calls that never returned through the trampoline) are dropped;
     /// their number is the third value. `None` if no frame has that slot.
     /// Only the owning task, with preemption off.
@@ -346,6 +428,10 @@ impl TaskStack {
         let frame = *frame;
         compiler_fence(core::sync::atomic::Ordering::SeqCst);
         self.depth.store(index as u32, Relaxed);
+        // The frame's own data stays until its return has read it
+        // ([`Self::release_data`]); that of the frames above goes.
+        let data_end = u32::from(frame.data_at) + u32::from(frame.data_len);
+        self.data_depth.store(data_end, Relaxed);
         Some((frame, index, depth - index - 1))
     }
 }

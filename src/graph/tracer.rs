@@ -313,6 +313,7 @@ impl GraphClient {
             tracer: self.slot,
             generation: self.generation,
             role,
+            ..Frame::default()
         };
         let Some(depth) = stack.push(frame) else {
             self.stacks.full.fetch_add(1, Relaxed);
@@ -463,6 +464,7 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(
     }
     if frame.tracer == super::returns::RETURN_HOOK_TRACER {
         let ret = super::returns::returned(stack, &frame, depth, slot_end, [retval, retval_high]);
+        stack.release_data(&frame);
         stacks.returned(1);
         return ret;
     }

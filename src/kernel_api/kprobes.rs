@@ -18,9 +18,14 @@ pub(crate) trait KprobeHandler: Send + Sync {
     /// past `addr`).
     fn on_entry(&self, addr: usize, regs: &Regs);
 
+    /// A kretprobe at `addr` (registered with `data_size` bytes of data
+    /// per call) sees its function entered, with `regs` at the entry:
+    /// whatever it keeps for the return goes into `data`.
+    fn on_return_entry(&self, addr: usize, regs: &Regs, data: &mut [u8]);
+
     /// The function a kretprobe at `addr` probes returns to `ret_ip`;
-    /// `regs` at the return.
-    fn on_return(&self, addr: usize, ret_ip: usize, regs: &Regs);
+    /// `regs` at the return, `data` what [`Self::on_return_entry`] kept.
+    fn on_return(&self, addr: usize, ret_ip: usize, regs: &Regs, data: &[u8]);
 }
 
 /// `EILSEQ`: the kprobes core's "not an instruction boundary".
@@ -65,6 +70,8 @@ pub(crate) struct KernelKprobe {
     #[pin]
     raw: Opaque<bindings::kretprobe>,
     is_return: bool,
+    /// A kretprobe's bytes of data per call.
+    data_size: usize,
     handler: Arc<dyn KprobeHandler>,
 }
 
@@ -77,18 +84,21 @@ unsafe impl Sync for KernelKprobe {}
 impl KernelKprobe {
     /// Registers a kprobe at `addr` (a kretprobe of the function starting
     /// there if `is_return`, with room for `maxactive` pending returns, 0
-    /// for the kernel's default), disabled. The kernel's errors: `EILSEQ`
+    /// for the kernel's default, each keeping `data_size` bytes from its
+    /// entry), disabled. The kernel's errors: `EILSEQ`
     /// off an instruction boundary, `EINVAL` on the blacklist or
     /// `ENOENT` for no text there, ...
     pub(crate) fn register(
         addr: usize,
-        is_return: bool,
-        maxactive: u32,
+        (is_return, maxactive): (bool, u32),
+        data_size: usize,
         handler: Arc<dyn KprobeHandler>,
     ) -> impl PinInit<Self, Error> {
         let returns = is_return;
+        let entry_bytes = data_size;
         try_pin_init!(Self {
             is_return,
+            data_size,
             handler,
             raw <- Opaque::try_ffi_init(move |slot: *mut bindings::kretprobe| {
                 // SAFETY: `slot` is valid for writes and pinned; an all-zero
@@ -100,6 +110,10 @@ impl KernelKprobe {
                     rp.kp.flags = bindings::KPROBE_FLAG_DISABLED;
                     if returns {
                         rp.handler = Some(on_return);
+                        if entry_bytes > 0 {
+                            rp.entry_handler = Some(on_return_entry);
+                            rp.data_size = entry_bytes;
+                        }
                         rp.maxactive = i32::try_from(maxactive).unwrap_or(i32::MAX);
                     } else {
                         rp.kp.pre_handler = Some(on_entry);
@@ -203,6 +217,55 @@ unsafe extern "C" fn on_entry(kp: *mut bindings::kprobe, regs: *mut bindings::pt
     0
 }
 
+/// The `KernelKprobe` of `ri` and the instance's data (`data_size`
+/// bytes), or `None` if the kretprobe is going away.
+///
+/// # Safety
+///
+/// `ri` is a live instance of a kretprobe registered by
+/// [`KernelKprobe::register`], owned by the calling handler.
+unsafe fn instance<'a>(
+    ri: *mut bindings::kretprobe_instance,
+) -> Option<(&'a KernelKprobe, &'a mut [u8])> {
+    // SAFETY: the contract: `ri` is a live instance of our kretprobe.
+    let rp = unsafe { bindings::rft_kretprobe_of(ri) };
+    if rp.is_null() {
+        return None;
+    }
+    // SAFETY: `rp` is our registered kretprobe.
+    let probe = unsafe { owner(&raw mut (*rp).kp) };
+    let data: &mut [u8] = if probe.data_size == 0 {
+        &mut []
+    } else {
+        // SAFETY: the kernel allocated `data_size` bytes of data after
+        // the instance (`rp->data_size`), the handler's own until it
+        // returns.
+        unsafe {
+            core::slice::from_raw_parts_mut((*ri).data.as_mut_ptr().cast::<u8>(), probe.data_size)
+        }
+    };
+    Some((probe, data))
+}
+
+/// The kretprobe's entry handler.
+///
+/// # Safety
+///
+/// Called by the kernel with an instance of a kretprobe registered by
+/// [`KernelKprobe::register`] and the registers at the entry.
+unsafe extern "C" fn on_return_entry(
+    ri: *mut bindings::kretprobe_instance,
+    regs: *mut bindings::pt_regs,
+) -> i32 {
+    // SAFETY: the contract.
+    if let Some((probe, data)) = unsafe { instance(ri) } {
+        // SAFETY: the entry's registers.
+        let regs = Regs::from_raw(unsafe { &*regs });
+        probe.handler.on_return_entry(probe.address(), regs, data);
+    }
+    0
+}
+
 /// The kretprobe's return handler.
 ///
 /// # Safety
@@ -214,20 +277,13 @@ unsafe extern "C" fn on_return(
     ri: *mut bindings::kretprobe_instance,
     regs: *mut bindings::pt_regs,
 ) -> i32 {
-    // SAFETY: the contract: `ri` is a live instance of our kretprobe.
-    let (rp, ret_ip) = unsafe {
-        (
-            bindings::rft_kretprobe_of(ri),
-            bindings::rft_kretprobe_ret_addr(ri),
-        )
-    };
-    if rp.is_null() {
-        return 0;
+    // SAFETY: the contract.
+    if let Some((probe, data)) = unsafe { instance(ri) } {
+        // SAFETY: `ri` is live: its return address is set.
+        let ret_ip = unsafe { bindings::rft_kretprobe_ret_addr(ri) };
+        // SAFETY: the return's registers.
+        let regs = Regs::from_raw(unsafe { &*regs });
+        probe.handler.on_return(probe.address(), ret_ip, regs, data);
     }
-    // SAFETY: `rp` is our registered kretprobe; `regs` the return's.
-    let (probe, regs) = unsafe { (owner(&raw mut (*rp).kp), &*regs) };
-    probe
-        .handler
-        .on_return(probe.address(), ret_ip, Regs::from_raw(regs));
     0
 }

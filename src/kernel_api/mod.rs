@@ -8,6 +8,7 @@
 //! `cpu_local`, `task_events`, the rftracefs VFS glue) are still to move.
 
 pub(crate) mod cpuhp;
+pub(crate) mod dcache;
 pub(crate) mod kallsyms;
 pub(crate) mod kprobes;
 pub(crate) mod module;

@@ -112,7 +112,9 @@ pub(crate) trait UprobeHandler: Send + Sync + 'static {
 pub(crate) enum Fires {
     /// `handler`: at the probed instruction.
     OnEntry,
-    /// `ret_handler`: at the return of the function probed at its entry.
+    /// `ret_handler`: at the return of the function probed at its entry;
+    /// and `handler` at the entry too, as the kernel's uretprobe events
+    /// count their hits there (`uprobe_dispatcher`).
     OnReturn,
 }
 
@@ -120,8 +122,8 @@ pub(crate) enum Fires {
 ///
 /// # Invariants
 /// `raw` is the first field, so a pointer to it is a pointer to the
-/// consumer; its `handler` (for `Fires::OnEntry`) or `ret_handler` (for
-/// `Fires::OnReturn`) is the trampoline for `T`, the other is null.
+/// consumer; its `handler` is the entry trampoline for `T`, and for
+/// `Fires::OnReturn` its `ret_handler` the return trampoline (else null).
 #[repr(C)]
 struct Consumer<T: UprobeHandler> {
     raw: Opaque<bindings::uprobe_consumer>,
@@ -130,12 +132,14 @@ struct Consumer<T: UprobeHandler> {
 
 impl<T: UprobeHandler> Consumer<T> {
     fn new(handler: T, fires: Fires) -> Result<Pin<KBox<Self>>> {
-        let mut raw = bindings::uprobe_consumer::default();
-        match fires {
-            Fires::OnEntry => raw.handler = Some(Self::entry_trampoline),
-            Fires::OnReturn => raw.ret_handler = Some(Self::return_trampoline),
+        let mut raw = bindings::uprobe_consumer {
+            handler: Some(Self::entry_trampoline),
+            ..Default::default()
+        };
+        if fires == Fires::OnReturn {
+            raw.ret_handler = Some(Self::return_trampoline);
         }
-        // INVARIANT: `repr(C)` with `raw` first, one trampoline set.
+        // INVARIANT: `repr(C)` with `raw` first, the trampolines set.
         KBox::pin(
             Self {
                 raw: Opaque::new(raw),

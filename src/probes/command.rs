@@ -17,8 +17,10 @@ use super::text::TextOut;
 use super::uprobe_attach::UserProbe;
 use crate::events::catalog::{self, Event};
 use crate::instance::Instance;
+use crate::kernel_api::dcache;
 use crate::kernel_api::trace_events::RegisteredType;
 use crate::portable::input::InputError;
+use crate::portable::probes::arg_words::{self, DentryOffsets};
 use crate::portable::probes::command::{
     self as grammar, Command, CommandError, LogMessage, LoggedError, LoggedText, ProbeCommand,
     RemoveCommand, Source as GrammarSource, Subsystem,
@@ -63,6 +65,16 @@ const EEXIST_ERRNO: i32 = 17;
 /// line; the first refused one ends the write with its errno (logged in
 /// `instance`'s `error_log` where the kernel logs it).
 pub(crate) fn run(instance: &Instance, source: Source, text: &[u8]) -> Result<(), InputError> {
+    // The kernel reads a write as a C string: a NUL ends it, and the
+    // line it cuts short is refused ("Line length is too long", in the
+    // kernel log only) after the whole lines before it have run.
+    if let Some(nul) = text.iter().position(|&b| b == 0) {
+        let whole = text[..nul].iter().rposition(|&b| b == b'\n');
+        if let Some(end) = whole {
+            run(instance, source, &text[..end])?;
+        }
+        return Err(InputError::Kernel(EINVAL_ERRNO));
+    }
     for line in text.split(|&b| b == b'\n') {
         // The kernel copies a write in pieces of a page: a line that does
         // not fit one is refused.
@@ -129,7 +141,42 @@ fn run_line(instance: &Instance, source: Source, line: &[u8]) -> Result<(), Comm
             if let Some(notice) = &command.notice {
                 log_command_error(instance, line, notice);
             }
-            add_probe(line, &command)
+            match expand_dentry_words(line, &command)? {
+                Some(expanded) => {
+                    match grammar::parse_command(&expanded, source.grammar(), &mut resolver)? {
+                        Command::Add(command) => add_probe(&expanded, &command),
+                        _ => Err(silent(EINVAL_ERRNO)),
+                    }
+                }
+                None => add_probe(line, &command),
+            }
+        }
+    }
+}
+
+/// `traceprobe_expand_dentry_args`: `line` with its `ARG:%pd` and
+/// `ARG:%pD` words rewritten as string fetches of the dentry's name
+/// (kprobes and fprobes), or `None` if it has none.
+fn expand_dentry_words(
+    line: &[u8],
+    command: &ProbeCommand,
+) -> Result<Option<KVec<u8>>, CommandError> {
+    if command.kind.family() == ProbeKind::Uprobe {
+        return Ok(None);
+    }
+    let offsets = DentryOffsets {
+        dentry_name: dcache::DENTRY_NAME_OFFSET,
+        file_dentry: dcache::FILE_DENTRY_OFFSET,
+    };
+    let mut out = KVec::new();
+    out.resize(line.len() + arg_words::MAX_DENTRY_GROWTH, 0, GFP_KERNEL)
+        .map_err(|_| silent(ENOMEM_ERRNO))?;
+    match arg_words::expand_dentry_words(line, &offsets, &mut out) {
+        None => Ok(None),
+        Some(Err(arg_words::NoRoom)) => Err(silent(ENOMEM_ERRNO)),
+        Some(Ok(len)) => {
+            out.truncate(len);
+            Ok(Some(out))
         }
     }
 }

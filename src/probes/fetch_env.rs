@@ -15,25 +15,16 @@ use crate::portable::probes::exec::{FetchEnv, Space};
 pub(crate) struct HitEnv<'a> {
     hit: &'a Hit<'a>,
     space: ProbeSpace,
-    /// What the probe saved at the function's entry, for a return probe's
-    /// `$argN`.
-    entry_data: &'a [u8],
     /// A uprobe's offset in its file, for `@+OFFSET`.
     file_offset: u64,
 }
 
 impl<'a> HitEnv<'a> {
     /// The environment of `hit`, a hit of a probe in `space`.
-    pub(crate) fn new(
-        hit: &'a Hit<'a>,
-        space: ProbeSpace,
-        entry_data: &'a [u8],
-        file_offset: u64,
-    ) -> Self {
+    pub(crate) fn new(hit: &'a Hit<'a>, space: ProbeSpace, file_offset: u64) -> Self {
         HitEnv {
             hit,
             space,
-            entry_data,
             file_offset,
         }
     }
@@ -81,7 +72,8 @@ impl FetchEnv for HitEnv<'_> {
 
     fn entry_data(&self, offset: u32) -> u64 {
         let at = offset as usize;
-        self.entry_data
+        self.hit
+            .entry_data
             .get(at..at + 8)
             .and_then(|b| b.try_into().ok())
             .map_or(0, u64::from_le_bytes)

@@ -16,6 +16,9 @@ pub(crate) struct Hit<'a> {
     pub(crate) addr: usize,
     /// For a return probe, where the function returns to.
     pub(crate) ret_ip: Option<usize>,
+    /// For a return probe, what it saved at the function's entry
+    /// ([`ProbeHandler::save_entry_data`]); empty otherwise.
+    pub(crate) entry_data: &'a [u8],
 }
 
 /// Told of every hit of the probes it is attached to.
@@ -23,6 +26,18 @@ pub(crate) trait ProbeHandler: Send + Sync {
     /// Called with preemption off (kernel probes) or in the task's own
     /// context (uprobes, through `on_user_hit`); never sleeps.
     fn on_hit(&self, hit: &Hit<'_>);
+
+    /// The bytes a return probe saves at its function's entry, for the
+    /// `$argN` its return reads (`traceprobe_get_entry_data_size`); 0
+    /// for none.
+    fn entry_data_size(&self) -> usize {
+        0
+    }
+
+    /// At the entry of a call whose return it will see (`hit`, the
+    /// entry's registers), saves [`Self::entry_data_size`] bytes into
+    /// `out` (`store_trace_entry_data`). Preemption off; never sleeps.
+    fn save_entry_data(&self, _hit: &Hit<'_>, _out: &mut [u8]) {}
 
     /// A uprobe's hit: called in the probed task's own context with
     /// preemption enabled, where its memory is read with page faults

@@ -11,6 +11,7 @@ use super::attach::KernelProbe;
 use super::hit::{Hit, ProbeHandler};
 use super::recorder::Recorder;
 use super::uprobe_attach::UserProbe;
+use crate::portable::probes::fetch;
 use crate::portable::probes::listing::{KprobeAt, ListedPlace};
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use kernel::{prelude::*, sync::Arc};
@@ -28,6 +29,8 @@ pub(crate) struct PointHandler {
     hits: AtomicU64,
     /// A uprobe's offset in its file.
     file_offset: u64,
+    /// What a return probe saves at the entry for its `$argN`.
+    entry_data_size: usize,
 }
 
 impl PointHandler {
@@ -41,9 +44,10 @@ impl PointHandler {
         Ok(Arc::new(
             PointHandler {
                 recorder,
-                args,
                 hits: AtomicU64::new(0),
                 file_offset,
+                entry_data_size: fetch::entry_data_size(args.specs()),
+                args,
             },
             GFP_KERNEL,
         )?)
@@ -53,12 +57,26 @@ impl PointHandler {
 impl ProbeHandler for PointHandler {
     fn on_hit(&self, hit: &Hit<'_>) {
         self.hits.fetch_add(1, Relaxed);
-        self.recorder.record_kernel(hit, &self.args, &[]);
+        self.recorder.record_kernel(hit, &self.args);
     }
 
+    fn entry_data_size(&self) -> usize {
+        self.entry_data_size
+    }
+
+    fn save_entry_data(&self, hit: &Hit<'_>, out: &mut [u8]) {
+        self.recorder.save_entry_data(hit, &self.args, out);
+    }
+
+    /// A uretprobe is told of the entry too: the kernel counts its hits
+    /// there, and records at the return.
     fn on_user_hit(&self, hit: &Hit<'_>) {
-        self.hits.fetch_add(1, Relaxed);
-        self.recorder.record_user(hit, &self.args, self.file_offset);
+        if hit.ret_ip.is_none() {
+            self.hits.fetch_add(1, Relaxed);
+        }
+        if hit.ret_ip.is_some() == self.recorder.is_return {
+            self.recorder.record_user(hit, &self.args, self.file_offset);
+        }
     }
 }
 

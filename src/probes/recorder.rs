@@ -10,6 +10,7 @@ use super::hit::Hit;
 use super::scratch::Scratch;
 use super::sinks::PublishedSinks;
 use crate::portable::output::ENTRY_HEADER_SIZE;
+use crate::portable::probes::exec;
 use crate::portable::probes::layout::{head_size, Head};
 use crate::ring_buffer::NoPreempt;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -90,9 +91,10 @@ impl Recorder {
             .for_each(preempt_off, |sink| sink.offer(record, cpu));
     }
 
-    /// Records a hit of a kernel probe; with preemption off, never
-    /// sleeps. `entry_data`: what a return probe saved at the entry.
-    pub(crate) fn record_kernel(&self, hit: &Hit<'_>, args: &EventArgs, entry_data: &[u8]) {
+    /// Records a hit of a kernel probe (a return probe's with what it
+    /// saved at the entry, `hit.entry_data`); with preemption off, never
+    /// sleeps.
+    pub(crate) fn record_kernel(&self, hit: &Hit<'_>, args: &EventArgs) {
         if self.sinks.is_empty() {
             return;
         }
@@ -101,7 +103,7 @@ impl Recorder {
         let context = crate::instance::current_context();
         let preempt_off = NoPreempt::new();
         let cpu = crate::cpu_local::processor_id();
-        let env = HitEnv::new(hit, self.space, entry_data, 0);
+        let env = HitEnv::new(hit, self.space, 0);
         let done = self.scratch.with(cpu, context.0, &preempt_off, |buf| {
             if let Some(len) = self.build(hit, (args, &env), buf) {
                 self.offer(&mut buf[..len], context, &preempt_off);
@@ -110,6 +112,13 @@ impl Recorder {
         if done.is_none() {
             self.nested.fetch_add(1, Relaxed);
         }
+    }
+
+    /// Saves what a return probe's `$argN` read, at the entry of the call
+    /// `hit` (`store_trace_entry_data`), into `out`.
+    pub(crate) fn save_entry_data(&self, hit: &Hit<'_>, args: &EventArgs, out: &mut [u8]) {
+        let env = HitEnv::new(hit, self.space, 0);
+        exec::store_entry_data(args.specs(), &env, out);
     }
 
     /// Records a hit of a uprobe, in the probed task with preemption on:
@@ -121,7 +130,7 @@ impl Recorder {
         if self.sinks.is_empty() {
             return;
         }
-        let env = HitEnv::new(hit, self.space, &[], file_offset);
+        let env = HitEnv::new(hit, self.space, file_offset);
         self.scratch.with_user(|buf| {
             if let Some(len) = self.build(hit, (args, &env), buf) {
                 let preempt_off = NoPreempt::new();

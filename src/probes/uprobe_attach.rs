@@ -33,6 +33,7 @@ impl UprobeHandler for UserHits {
             regs,
             addr: regs.ip() as usize,
             ret_ip: None,
+            entry_data: &[],
         };
         self.handler.on_user_hit(&hit);
     }
@@ -42,6 +43,7 @@ impl UprobeHandler for UserHits {
             regs,
             addr: func,
             ret_ip: Some(regs.ip() as usize),
+            entry_data: &[],
         };
         self.handler.on_user_hit(&hit);
     }

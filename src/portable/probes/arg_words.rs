@@ -1,95 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! What the kernel does with all the argument words of a probe command
-//! before it parses each one: the `$arg*` check of
-//! `traceprobe_expand_meta_args` (without BTF), the `MAX_TRACE_ARGS` limit
-//! and the rewriting of `:%pd`/`:%pD` arguments by
-//! `traceprobe_expand_dentry_args` (kernel/trace/trace_probe.c,
-//! trace_kprobe.c). The order is: meta arguments, count, dentries, then
-//! `fetch::parse_arg` on each word.
+//! The rewriting of `:%pd`/`:%pD` argument words by
+//! `traceprobe_expand_dentry_args` (kernel/trace/trace_probe.c): after
+//! the place, the name and the `$arg*` check, before each argument is
+//! parsed, `ARG:%pd` becomes a string fetch of the dentry's name.
 
-use super::errors::{ProbeError, ProbeErrorCode};
-use super::fetch::{ParseContext, MAX_TRACE_ARGS};
+use super::command::Words;
 use core::fmt::Write;
 
 /// `MAX_DENTRY_ARGS_LEN`: the room for all the rewritten `%pd` words of
 /// a command (each with its NUL).
 pub(crate) const MAX_DENTRY_ARGS_LEN: usize = 256;
-
-/// What `traceprobe_expand_meta_args` decides about the words of a kprobe
-/// or fprobe command (uprobe commands have no such step).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MetaArgs {
-    /// Parse the words as they are.
-    Keep,
-    /// Refused: `error` is logged at argument word `word` (from 0; the
-    /// kernel's log index is `word + 2`) and the command fails.
-    Refused {
-        /// The argument word.
-        word: usize,
-        /// The error, at offset 0 of that word.
-        error: ProbeError,
-    },
-    /// `$arg*` without BTF: the kernel logs `error` at argument word
-    /// `word` (the last word starting with `$arg`) and goes on with the
-    /// words as they are; the `$arg*` word then fails on its own.
-    LoggedAndKept {
-        /// The argument word.
-        word: usize,
-        /// The error, at offset 0 of that word.
-        error: ProbeError,
-    },
-}
-
-/// `traceprobe_expand_meta_args` without BTF, over the argument words of
-/// a kprobe or fprobe command.
-pub(crate) fn check_meta_args(words: &[&[u8]], ctx: &ParseContext<'_>) -> MetaArgs {
-    let refuse = |word, code| MetaArgs::Refused {
-        word,
-        error: ProbeError::at(code, 0),
-    };
-    // argv_has_var_arg
-    let mut found = false;
-    let mut args_idx = None;
-    let mut last = 0;
-    for (i, word) in words.iter().enumerate() {
-        let Some(rest) = word.strip_prefix(b"$arg") else {
-            continue;
-        };
-        last = i;
-        if !ctx.has_function_args() {
-            return refuse(i, ProbeErrorCode::NofentryArgs);
-        }
-        match rest.first() {
-            Some(c) if c.is_ascii_digit() => found = true,
-            Some(b'*') => {
-                if args_idx.is_some() {
-                    return refuse(i, ProbeErrorCode::DoubleArgs);
-                }
-                found = true;
-                args_idx = Some(i);
-            }
-            _ => return refuse(i, ProbeErrorCode::BadVar),
-        }
-    }
-    if !found || args_idx.is_none() {
-        return MetaArgs::Keep;
-    }
-    // No BTF: "$arg* requires BTF info", logged, and nothing expanded.
-    MetaArgs::LoggedAndKept {
-        word: last,
-        error: ProbeError::at(ProbeErrorCode::NosupBtfarg, 0),
-    }
-}
-
-/// `argc > MAX_TRACE_ARGS`: the error is logged at offset 0 of the first
-/// argument word (log index 2).
-pub(crate) fn check_arg_count(count: usize) -> Result<(), ProbeError> {
-    if count > MAX_TRACE_ARGS {
-        return Err(ProbeError::at(ProbeErrorCode::TooManyArgs, 0));
-    }
-    Ok(())
-}
 
 /// Where a `struct dentry`'s name and a `struct file`'s dentry are, for
 /// `%pd` and `%pD` (the module takes them from the kernel's headers).
@@ -149,6 +70,51 @@ pub(crate) fn expand_dentry_arg(
     Some(Ok(text.len))
 }
 
+/// The most a command line grows by its rewritten `%pd` words: they all
+/// fit [`MAX_DENTRY_ARGS_LEN`].
+pub(crate) const MAX_DENTRY_GROWTH: usize = MAX_DENTRY_ARGS_LEN;
+
+/// Rewrites every `%pd`/`%pD` argument word of command `line` (a word
+/// after the first two) as [`expand_dentry_arg`] does, into `out`: the
+/// command's words joined by single spaces, as the kernel logs and lists
+/// them. `None` when no word is one; `NoRoom` when the rewritten words
+/// take more than [`MAX_DENTRY_ARGS_LEN`] (the kernel's `-ENOMEM`). `out`
+/// needs `line.len() + MAX_DENTRY_GROWTH` bytes.
+pub(crate) fn expand_dentry_words(
+    line: &[u8],
+    offsets: &DentryOffsets,
+    out: &mut [u8],
+) -> Option<Result<usize, NoRoom>> {
+    let is_dentry = |w: &[u8]| w.ends_with(b":%pd") || w.ends_with(b":%pD");
+    if !Words::new(line).skip(2).any(|(_, w)| is_dentry(w)) {
+        return None;
+    }
+    let mut room = [0u8; MAX_DENTRY_ARGS_LEN];
+    let mut used = 0;
+    let mut text = Text {
+        buf: out,
+        len: 0,
+        overflow: false,
+    };
+    for (i, (_, word)) in Words::new(line).enumerate() {
+        if i > 0 {
+            text.bytes(b" ");
+        }
+        match expand_dentry_arg(word, offsets, &mut room[used..]).filter(|_| i >= 2) {
+            Some(Ok(len)) => {
+                text.bytes(&room[used..used + len]);
+                used += len + 1;
+            }
+            Some(Err(NoRoom)) => return Some(Err(NoRoom)),
+            None => text.bytes(word),
+        }
+    }
+    if text.overflow {
+        return Some(Err(NoRoom));
+    }
+    Some(Ok(text.len))
+}
+
 /// Writes into a fixed buffer, noting when it does not fit.
 struct Text<'b> {
     buf: &'b mut [u8],
@@ -178,68 +144,7 @@ impl Write for Text<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fetch::ProbeKind;
     use super::*;
-
-    fn ctx(is_return: bool, at_func_entry: bool) -> ParseContext<'static> {
-        ParseContext {
-            kind: ProbeKind::Kprobe,
-            is_return,
-            at_func_entry,
-            previous: &[],
-            param_max_stack: super::super::fetch::PARAM_MAX_STACK,
-        }
-    }
-
-    #[test]
-    fn meta_args() {
-        let entry = ctx(false, true);
-        assert_eq!(
-            check_meta_args(&[b"%ax", b"x=$arg1"], &entry),
-            MetaArgs::Keep
-        );
-        assert_eq!(
-            check_meta_args(&[b"$arg1", b"$arg2:u8"], &entry),
-            MetaArgs::Keep
-        );
-        assert_eq!(
-            check_meta_args(&[b"%ax", b"$arg1"], &ctx(false, false)),
-            MetaArgs::Refused {
-                word: 1,
-                error: ProbeError::at(ProbeErrorCode::NofentryArgs, 0)
-            }
-        );
-        assert_eq!(
-            check_meta_args(&[b"$argx"], &entry),
-            MetaArgs::Refused {
-                word: 0,
-                error: ProbeError::at(ProbeErrorCode::BadVar, 0)
-            }
-        );
-        assert_eq!(
-            check_meta_args(&[b"$arg*", b"$arg*"], &entry),
-            MetaArgs::Refused {
-                word: 1,
-                error: ProbeError::at(ProbeErrorCode::DoubleArgs, 0)
-            }
-        );
-        assert_eq!(
-            check_meta_args(&[b"$arg*", b"%ax", b"$arg2"], &ctx(true, true)),
-            MetaArgs::LoggedAndKept {
-                word: 2,
-                error: ProbeError::at(ProbeErrorCode::NosupBtfarg, 0)
-            }
-        );
-    }
-
-    #[test]
-    fn argument_count() {
-        assert_eq!(check_arg_count(128), Ok(()));
-        assert_eq!(
-            check_arg_count(129),
-            Err(ProbeError::at(ProbeErrorCode::TooManyArgs, 0))
-        );
-    }
 
     const OFFSETS: DentryOffsets = DentryOffsets {
         dentry_name: 0x28,
@@ -271,5 +176,34 @@ mod tests {
         let needed = "+0x0(+0x28(%di)):string".len();
         assert_eq!(expand("%di:%pd", needed), Some(Err(NoRoom)));
         assert!(matches!(expand("%di:%pd", needed + 1), Some(Ok(_))));
+    }
+
+    fn expand_line(line: &str, room: usize) -> Option<Result<String, NoRoom>> {
+        let mut buf = vec![0u8; room];
+        expand_dentry_words(line.as_bytes(), &OFFSETS, &mut buf)
+            .map(|r| r.map(|len| String::from_utf8(buf[..len].to_vec()).unwrap()))
+    }
+
+    #[test]
+    fn command_lines_are_rewritten_word_by_word() {
+        let room = |l: &str| l.len() + MAX_DENTRY_GROWTH;
+        let plain = "p:e vfs_read %di:string";
+        assert_eq!(expand_line(plain, room(plain)), None);
+        // The first two words are never rewritten.
+        let head = "p:e:%pd  vfs_read:%pd";
+        assert_eq!(expand_line(head, room(head)), None);
+        let line = "p:testprobe  vfs_read name=$arg1:%pD\tx=%si # c";
+        assert_eq!(
+            expand_line(line, room(line)),
+            Some(Ok(
+                "p:testprobe vfs_read name=+0x0(+0x28(+0x18($arg1))):string x=%si".into()
+            ))
+        );
+        // Eleven rewritten words (22 bytes and a NUL each) overflow the
+        // kernel's 256 bytes.
+        let many = format!("p:e dput{}", " %di:%pd".repeat(11));
+        assert_eq!(expand_line(&many, room(&many)), Some(Err(NoRoom)));
+        let ten = format!("p:e dput{}", " %di:%pd".repeat(10));
+        assert!(matches!(expand_line(&ten, room(&ten)), Some(Ok(_))));
     }
 }

@@ -27,6 +27,7 @@ use core::fmt::{self, Write};
 use core::ops::Range;
 
 use super::errors::{ProbeError, ProbeErrorCode};
+use super::fetch::MAX_TRACE_ARGS;
 use super::listing::ListedProbe;
 use super::names::{
     self, is_space, parse_event_name, EventNames, Name, FPROBE_GROUP, KPROBE_GROUP,
@@ -42,8 +43,6 @@ pub(crate) const ENOENT: i32 = 2;
 /// `E2BIG`: too many arguments.
 pub(crate) const E2BIG: i32 = 7;
 
-/// The kernel's `MAX_TRACE_ARGS`.
-pub(crate) const MAX_TRACE_ARGS: usize = 128;
 /// The kernel's `KRETPROBE_MAXACTIVE_MAX`.
 pub(crate) const KRETPROBE_MAXACTIVE_MAX: u32 = 4096;
 

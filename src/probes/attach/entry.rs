@@ -20,7 +20,7 @@ use crate::graph::ReturnHook;
 use crate::kernel_api::regs::Regs;
 use crate::probes::hit::Hit;
 use core::sync::atomic::{
-    AtomicPtr,
+    AtomicPtr, AtomicU64,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 use kernel::{prelude::*, sync::Arc};
@@ -28,7 +28,14 @@ use kernel::{prelude::*, sync::Arc};
 /// The enabled probes at engine sites, sorted by site.
 pub(super) struct SiteProbes {
     entries: KVec<(usize, Arc<Probe>)>,
+    /// Which table this is: a return finds the entry data its call saved
+    /// laid out by the table of the entry, and reads none if the table
+    /// changed meanwhile.
+    pub(super) serial: u64,
 }
+
+/// The serial of the next table.
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 
 impl SiteProbes {
     /// A table of `entries`, sorted here.
@@ -41,7 +48,10 @@ impl SiteProbes {
                 j -= 1;
             }
         }
-        SiteProbes { entries }
+        SiteProbes {
+            entries,
+            serial: NEXT_SERIAL.fetch_add(1, Relaxed),
+        }
     }
 
     /// The probes at `site`.
@@ -144,19 +154,38 @@ impl EntryClient {
     }
 
     /// Hooks the return of the call at `regs` for the return probes of
-    /// `probes`; counts a miss for each if it cannot.
+    /// `probes` (a site's in `table`), saving their entry data in table
+    /// order; counts a miss for each if it cannot.
     fn hook_return(
         &self,
-        probes: &[(usize, Arc<Probe>)],
+        (table, probes): (&SiteProbes, &[(usize, Arc<Probe>)]),
         regs: &bindings::pt_regs,
         ip: usize,
         cpu: usize,
     ) {
+        let returns = || probes.iter().filter(|(_, p)| p.is_return);
+        let size = returns().map(|(_, p)| p.handler.entry_data_size()).sum();
+        let save = |out: &mut [u8]| {
+            let entry = Hit {
+                regs: Regs::from_raw(regs),
+                addr: ip,
+                ret_ip: None,
+                entry_data: &[],
+            };
+            let mut rest = out;
+            for (_, probe) in returns() {
+                let (mine, others) =
+                    rest.split_at_mut(probe.handler.entry_data_size().min(rest.len()));
+                probe.handler.save_entry_data(&entry, mine);
+                rest = others;
+            }
+        };
         let hook = self.returns.load(Acquire);
         // SAFETY: the invariant; preemption is off.
-        let hooked = !hook.is_null() && unsafe { &*hook }.hook(regs, ip, cpu);
+        let hooked =
+            !hook.is_null() && unsafe { &*hook }.hook((regs, ip, cpu), (table.serial, size), save);
         if !hooked {
-            for (_, probe) in probes.iter().filter(|(_, p)| p.is_return) {
+            for (_, probe) in returns() {
                 probe.missed.fetch_add(1, Relaxed);
             }
         }
@@ -200,13 +229,14 @@ impl FentryClient for EntryClient {
                 regs: Regs::from_raw(regs),
                 addr: ip,
                 ret_ip: None,
+                entry_data: &[],
             };
             probe.handler.on_hit(&hit);
         }
         regs.ip = ip_before;
         regs.orig_ax = orig_ax_before;
         if returns {
-            self.hook_return(probes, regs, ip, cx.cpu);
+            self.hook_return((table, probes), regs, ip, cx.cpu);
         }
     }
 }

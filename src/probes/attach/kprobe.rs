@@ -38,14 +38,26 @@ impl KprobeHandler for KprobeHits {
             regs,
             addr,
             ret_ip: None,
+            entry_data: &[],
         });
     }
 
-    fn on_return(&self, addr: usize, ret_ip: usize, regs: &Regs) {
+    fn on_return_entry(&self, addr: usize, regs: &Regs, data: &mut [u8]) {
+        let entry = Hit {
+            regs,
+            addr,
+            ret_ip: None,
+            entry_data: &[],
+        };
+        self.probe.handler.save_entry_data(&entry, data);
+    }
+
+    fn on_return(&self, addr: usize, ret_ip: usize, regs: &Regs, data: &[u8]) {
         self.tell(&Hit {
             regs,
             addr,
             ret_ip: Some(ret_ip),
+            entry_data: data,
         });
     }
 }

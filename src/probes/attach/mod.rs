@@ -473,7 +473,12 @@ fn arm_kernel(
     )
     .map_err(|_| (ProbeErrorCode::FailRegProbe, ENOMEM))?;
     let kprobe = KBox::pin_init(
-        KernelKprobe::register(addr, probe.is_return, probe.maxactive, hits),
+        KernelKprobe::register(
+            addr,
+            (probe.is_return, probe.maxactive),
+            probe.handler.entry_data_size(),
+            hits,
+        ),
         GFP_KERNEL,
     )
     .map_err(register_error)?;

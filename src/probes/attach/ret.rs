@@ -3,18 +3,19 @@
 //! Return probes at `__fentry__` sites: the entry client hooks the call's
 //! return on the function_graph shadow stacks ([`crate::graph::ReturnHook`]),
 //! and at the return the site's return probes are told, with `$retval` in
-//! `ax` and the return address as `ret_ip`. Their MAXACTIVE is accepted
+//! `ax`, the return address as `ret_ip` and the entry data they saved
+//! (their `$argN`, beside the frame). Their MAXACTIVE is accepted
 //! and ignored: a task has room for a fixed number of hooked calls (as
 //! for the function_graph tracer); a call beyond is counted as missed.
 
 use super::entry::EntryClient;
-use crate::graph::ReturnClient;
+use crate::graph::{Kept, ReturnClient};
 use crate::kernel_api::regs::Regs;
 use crate::probes::hit::Hit;
 use core::sync::atomic::Ordering::Relaxed;
 
 impl ReturnClient for EntryClient {
-    fn on_return(&self, func: usize, ret: usize, regs: &Regs) {
+    fn on_return(&self, func: usize, ret: usize, regs: &Regs, kept: Kept<'_>) {
         let Some(table) = self.table() else {
             return;
         };
@@ -27,11 +28,22 @@ impl ReturnClient for EntryClient {
             });
             return;
         };
+        // The entry data was laid out by the table of the entry: with
+        // another table now, the returns read none.
+        let mut rest = if kept.tag == table.serial {
+            kept.bytes
+        } else {
+            &[]
+        };
         for (_, probe) in returns() {
+            let (entry_data, others) =
+                rest.split_at(probe.handler.entry_data_size().min(rest.len()));
+            rest = others;
             let hit = Hit {
                 regs,
                 addr: func,
                 ret_ip: Some(ret),
+                entry_data,
             };
             probe.handler.on_hit(&hit);
         }
