@@ -235,25 +235,26 @@ impl TaskStack {
     }
 
     /// The data of `frame`, a frame just popped: valid until
-    /// [`Self::release_data`]. Only the owning task, with preemption off.
+    /// [`Self::release`]. Only the owning task, with preemption off.
     #[inline]
     pub(crate) fn data(&self, frame: &Frame) -> &[u8] {
         let at = usize::from(frame.data_at);
         // SAFETY: the popped frame's bytes stay reserved until released
-        // (`pop`); only the owning task touches them (the invariant).
+        // (`release`); only the owning task touches them (the invariant).
         let data = unsafe { &*self.data.get() };
         data.get(at..at + usize::from(frame.data_len))
             .unwrap_or(&[])
     }
 
-    /// Gives back the data of `frame`, a frame just popped whose data was
-    /// read. Only the owning task, with preemption off.
+    /// Gives back the place of `frame`, popped at `index`, once its return
+    /// is handled: until then interrupts push above it, so that what they
+    /// record nests one level deeper than the return, as in ftrace. Only
+    /// the owning task, with preemption off.
     #[inline]
-    pub(crate) fn release_data(&self, frame: &Frame) {
-        if frame.data_len != 0 {
-            compiler_fence(core::sync::atomic::Ordering::SeqCst);
-            self.data_depth.store(u32::from(frame.data_at), Relaxed);
-        }
+    pub(crate) fn release(&self, index: usize, frame: &Frame) {
+        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        self.depth.store(index as u32, Relaxed);
+        self.data_depth.store(u32::from(frame.data_at), Relaxed);
     }
 
     /// Gives back the hooked returns of stopped tracers: the frames that
@@ -408,8 +409,8 @@ impl TaskStack {
     }
 
     /// Pops the frame of the return whose slot ends at `slot_end` (the
-    /// stack pointer after the `ret`), with its depth; its data stays
-    /// until [`Self::release_data`]. Frames above it
+    /// stack pointer after the `ret`), with its depth; the frame keeps its
+    /// place and data until [`Self::release`]. Frames above it
     /// (calls that never returned through the trampoline) are dropped;
     /// their number is the third value. `None` if no frame has that slot.
     /// Only the owning task, with preemption off.
@@ -427,9 +428,9 @@ impl TaskStack {
             .find(|(_, f)| f.slot.wrapping_add(8) == slot_end)?;
         let frame = *frame;
         compiler_fence(core::sync::atomic::Ordering::SeqCst);
-        self.depth.store(index as u32, Relaxed);
-        // The frame's own data stays until its return has read it
-        // ([`Self::release_data`]); that of the frames above goes.
+        // The frame itself and its data stay until its return is handled
+        // ([`Self::release`]); the frames above and their data go.
+        self.depth.store(index as u32 + 1, Relaxed);
         let data_end = u32::from(frame.data_at) + u32::from(frame.data_len);
         self.data_depth.store(data_end, Relaxed);
         Some((frame, index, depth - index - 1))

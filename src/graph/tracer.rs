@@ -464,7 +464,7 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(
     }
     if frame.tracer == super::returns::RETURN_HOOK_TRACER {
         let ret = super::returns::returned(stack, &frame, depth, slot_end, [retval, retval_high]);
-        stack.release_data(&frame);
+        stack.release(depth, &frame);
         stacks.returned(1);
         return ret;
     }
@@ -481,6 +481,7 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(
             let _ = fentry::guarded(|cx| client.record_return(stack, &frame, depth, retval, cx));
         }
     }
+    stack.release(depth, &frame);
     stacks.returned(1);
     frame.ret
 }
