@@ -318,6 +318,7 @@ fn populate_function_files(dir: &Dir, instance: &Arc<Instance>) -> Result {
         instance,
         1,
     )?;
+    dir.stream_file("enabled_functions", READ_ONLY, list, instance, 2)?;
     dir.stream_file("set_ftrace_filter", READ_WRITE, &FILTER_FOPS, instance, 0)?;
     dir.stream_file("set_ftrace_notrace", READ_WRITE, &FILTER_FOPS, instance, 1)?;
     dir.stream_file("set_graph_function", READ_WRITE, &FILTER_FOPS, instance, 2)?;

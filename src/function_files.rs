@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The files of the function tracer: the lists of traceable functions
-//! (`available_filter_functions`, `available_filter_functions_addrs`) and
-//! the filters (`set_ftrace_filter`, `set_ftrace_notrace`).
+//! (`available_filter_functions`, `available_filter_functions_addrs`), of
+//! those rftrace calls out from now (`enabled_functions`) and the filters
+//! (`set_ftrace_filter`, `set_ftrace_notrace`).
 //!
 //! A filter file works as ftrace's: opening it for writing with `O_TRUNC`
 //! (`>`) starts from an empty filter, otherwise (`>>`) from the current
@@ -11,7 +12,7 @@
 //! kernel's ftrace, fails that write); closing a file that was truncated
 //! and never written applies the empty filter.
 
-use crate::fentry::{self, Segment, SiteTable};
+use crate::fentry::{self, Segment, Site, SiteTable};
 use crate::function_filter::{FilterKind, FilterSet};
 use crate::instance::Instance;
 use crate::portable::input::InputError;
@@ -36,7 +37,7 @@ impl Cursor {
         &mut self,
         table: &SiteTable,
         limit: usize,
-        mut f: impl FnMut(&Segment, usize) -> core::fmt::Result,
+        mut f: impl FnMut(&Segment, &Site) -> core::fmt::Result,
     ) -> bool {
         let mut done = 0;
         while let Some(segment) = table.segments.get(self.segment) {
@@ -44,7 +45,7 @@ impl Cursor {
                 if done == limit {
                     return true;
                 }
-                if f(segment, site.ip).is_err() {
+                if f(segment, site).is_err() {
                     return true;
                 }
                 self.site += 1;
@@ -69,10 +70,7 @@ impl Write for TextOut<'_> {
 }
 
 /// Writes `func` or `func [module]`, as ftrace names a function.
-fn write_name(out: &mut TextOut<'_>, segment: &Segment, ip: usize) -> core::fmt::Result {
-    let Some(site) = segment.find(ip) else {
-        return Ok(());
-    };
+fn write_name(out: &mut TextOut<'_>, segment: &Segment, site: &Site) -> core::fmt::Result {
     let name = core::str::from_utf8(segment.name_of(site)).unwrap_or("?");
     match segment.module_name() {
         Some(module) => write!(
@@ -89,8 +87,21 @@ fn write_name(out: &mut TextOut<'_>, segment: &Segment, ip: usize) -> core::fmt:
 /// function tracer can trace, one per line, as the kernel lists them.
 pub(crate) struct AvailableFunctions {
     table: Option<Arc<SiteTable>>,
-    with_addresses: bool,
+    listing: Listing,
     cursor: Cursor,
+}
+
+/// What an [`AvailableFunctions`] file lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Listing {
+    /// Every traceable function.
+    Names,
+    /// Every traceable function after its call site's address.
+    Addresses,
+    /// The functions whose site calls rftrace now, each with how many
+    /// callbacks (tracers and probes) it calls, as ftrace's
+    /// `enabled_functions`: `R` as rftrace saves all registers for them.
+    Enabled,
 }
 
 impl Stream for AvailableFunctions {
@@ -100,9 +111,14 @@ impl Stream for AvailableFunctions {
         _write_only: bool,
         _truncate: bool,
     ) -> Result<Self> {
+        let listing = match index {
+            0 => Listing::Names,
+            1 => Listing::Addresses,
+            _ => Listing::Enabled,
+        };
         Ok(AvailableFunctions {
             table: fentry::engine().map(|e| e.table()),
-            with_addresses: index == 1,
+            listing,
             cursor: Cursor::default(),
         })
     }
@@ -111,15 +127,28 @@ impl Stream for AvailableFunctions {
         let Some(table) = self.table.as_ref() else {
             return Ok(());
         };
-        let with_addresses = self.with_addresses;
+        let listing = self.listing;
         let mut out = TextOut(text);
-        self.cursor.walk(table, LINES_PER_FILL, |segment, ip| {
-            if with_addresses {
-                write!(out, "{ip:x} ")?;
-            }
-            write_name(&mut out, segment, ip)?;
-            out.write_char('\n')
-        });
+        // Few sites are enabled: walk on until some text is made or the
+        // walk ends (an empty fill means the end).
+        let mut more = true;
+        while more && out.0.is_empty() {
+            more = self.cursor.walk(table, LINES_PER_FILL, |segment, site| {
+                let callers = site.callers();
+                match listing {
+                    Listing::Names => {}
+                    Listing::Addresses => write!(out, "{:x} ", site.ip)?,
+                    Listing::Enabled if callers == 0 => return Ok(()),
+                    Listing::Enabled => {}
+                }
+                write_name(&mut out, segment, site)?;
+                if listing == Listing::Enabled {
+                    // ftrace's columns: the count, then R, I, D, O and M.
+                    write!(out, " ({callers}) R{:9}", "")?;
+                }
+                out.write_char('\n')
+            });
+        }
         Ok(())
     }
 }
@@ -200,16 +229,15 @@ impl Stream for FilterFile {
         // or the walk ends (an empty fill means the end).
         let mut more = true;
         while more && out.0.is_empty() {
-            more = self.cursor.walk(table, LINES_PER_FILL * 16, |segment, ip| {
-                let Some(site) = segment.find(ip) else {
-                    return Ok(());
-                };
-                if listed.contains(&segment.info(site)) {
-                    write_name(&mut out, segment, ip)?;
-                    out.write_char('\n')?;
-                }
-                Ok(())
-            });
+            more = self
+                .cursor
+                .walk(table, LINES_PER_FILL * 16, |segment, site| {
+                    if listed.contains(&segment.info(site)) {
+                        write_name(&mut out, segment, site)?;
+                        out.write_char('\n')?;
+                    }
+                    Ok(())
+                });
         }
         if !more && !self.tail_done {
             self.tail_done = true;

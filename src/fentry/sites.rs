@@ -62,6 +62,16 @@ pub(crate) struct Site {
 }
 
 impl Site {
+    /// How many engine registrations call through the site now: 0 when it
+    /// is not patched.
+    pub(crate) fn callers(&self) -> u32 {
+        if self.hold() == Hold::Patched {
+            self.mask.load(Relaxed).count_ones()
+        } else {
+            0
+        }
+    }
+
     /// Whether rftrace holds the site, and how.
     pub(crate) fn hold(&self) -> Hold {
         match self.hold.load(Relaxed) {

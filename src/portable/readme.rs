@@ -25,6 +25,8 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   available_filter_functions\t- the functions that can be traced,
 \t\t\t  as func or func [module]
   available_filter_functions_addrs\t- the same, each after its call site's address
+  enabled_functions\t- the functions whose call sites call rftrace now, with
+\t\t\t  how many tracers and probes each calls
   set_ftrace_filter\t- the functions the function tracer traces (all if empty);
 \t\t\t  writes take glob patterns (*, ?, [...]), !pattern to remove,
 \t\t\t  a line number of available_filter_functions,
@@ -91,6 +93,7 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 \t  accepts: event-definitions (one definition per line)
 \t   Format: p[:[<group>/][<event>]] <place> [<args>]
 \t           r[maxactive][:[<group>/][<event>]] <place> [<args>]
+\t           f[:[<group>/][<event>]] <func-name>[%return] [<args>]
 \t           -:[<group>/][<event>]
 \t    place: [<module>:]<symbol>[+<offset>]|<memaddr>
 place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>

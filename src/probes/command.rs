@@ -25,7 +25,7 @@ use crate::portable::probes::command::{
     self as grammar, Command, CommandError, LogMessage, LoggedError, LoggedText, ProbeCommand,
     RemoveCommand, Source as GrammarSource, Subsystem,
 };
-use crate::portable::probes::errors::ProbeErrorCode;
+use crate::portable::probes::errors::{ProbeError, ProbeErrorCode};
 use crate::portable::probes::fetch::{self, ArgSpec, ParseContext};
 use crate::portable::probes::format::{self, PrintType};
 use crate::portable::probes::listing::{self, ListedProbe};
@@ -105,17 +105,26 @@ fn log_command_error(instance: &Instance, line: &[u8], log: &LoggedError) {
             &logged[..n]
         }
     };
-    instance.log_message_at(log.subsystem.name(), log.message.text(), text, log.pos);
+    let (message, then) = log.message.texts();
+    instance.log_message_at(log.subsystem.name(), message, text, log.pos);
+    if let Some(then) = then {
+        instance.log_message_at(log.subsystem.name(), then, text, log.pos);
+    }
 }
 
 /// A refusal logged under `subsystem` at `pos` of the logged command.
 fn refusal(subsystem: Subsystem, code: ProbeErrorCode, pos: usize, errno: i32) -> CommandError {
+    refusal_of(subsystem, &ProbeError::at(code, pos), errno)
+}
+
+/// A refusal logged as `error` says (one entry, or two).
+fn refusal_of(subsystem: Subsystem, error: &ProbeError, errno: i32) -> CommandError {
     CommandError {
         errno,
         log: Some(LoggedError {
             subsystem,
-            message: LogMessage::Probe(code),
-            pos,
+            message: LogMessage::probe(error),
+            pos: error.pos,
             text: LoggedText::Words,
         }),
     }
@@ -194,7 +203,7 @@ fn parse_args(line: &[u8], command: &ProbeCommand) -> Result<KVec<ArgSpec>, Comm
             param_max_stack: crate::kernel_api::regs::STACK_WORDS,
         };
         let spec = fetch::parse_arg(word.text, word.index, &ctx)
-            .map_err(|e| refusal(subsystem, e.code, word.logged_offset + e.pos, EINVAL_ERRNO))?;
+            .map_err(|e| refusal_of(subsystem, &e.shifted(word.logged_offset), EINVAL_ERRNO))?;
         args.push(spec, GFP_KERNEL)
             .map_err(|_| silent(ENOMEM_ERRNO))?;
     }

@@ -148,16 +148,28 @@ impl ProbeKind {
 pub(crate) enum LogMessage {
     /// One of the probe errors (`trace_probe_err_text`).
     Probe(ProbeErrorCode),
+    /// Two probe errors at the same place, in this order: two entries.
+    ProbeTwice(ProbeErrorCode, ProbeErrorCode),
     /// `dynevent`'s "No matching dynamic event type".
     NoMatchingType,
 }
 
 impl LogMessage {
-    /// The text `error_log` shows.
-    pub(crate) const fn text(self) -> &'static str {
+    /// The message of a probe error and the one it logs after it, if any.
+    pub(crate) const fn probe(error: &ProbeError) -> Self {
+        match error.also {
+            Some(then) => LogMessage::ProbeTwice(error.code, then),
+            None => LogMessage::Probe(error.code),
+        }
+    }
+
+    /// The texts `error_log` shows, in order (the second one, if any,
+    /// is a second entry).
+    pub(crate) const fn texts(self) -> (&'static str, Option<&'static str>) {
         match self {
-            LogMessage::Probe(code) => code.message(),
-            LogMessage::NoMatchingType => "No matching dynamic event type",
+            LogMessage::Probe(code) => (code.message(), None),
+            LogMessage::ProbeTwice(code, then) => (code.message(), Some(then.message())),
+            LogMessage::NoMatchingType => ("No matching dynamic event type", None),
         }
     }
 }
@@ -557,7 +569,9 @@ impl Log<'_> {
     fn place(&self, error: PlaceError) -> Parse {
         match error {
             PlaceError::Cancel => Parse::Cancel,
-            PlaceError::Refused(ProbeError { code, pos }, errno) => self.err(1, pos, code, errno),
+            PlaceError::Refused(ProbeError { code, pos, .. }, errno) => {
+                self.err(1, pos, code, errno)
+            }
         }
     }
 

@@ -279,20 +279,36 @@ pub(crate) struct ProbeError {
     /// The byte offset of the caret, in the text the error is relative to
     /// (a word, or the logged command: the words joined by one space).
     pub(crate) pos: usize,
+    /// A second error the kernel logs at the same place after `code`, as
+    /// a second `error_log` entry.
+    pub(crate) also: Option<ProbeErrorCode>,
 }
 
 impl ProbeError {
     /// `code` at `pos`.
     pub(crate) const fn at(code: ProbeErrorCode, pos: usize) -> Self {
-        ProbeError { code, pos }
+        ProbeError {
+            code,
+            pos,
+            also: None,
+        }
+    }
+
+    /// `code` and then `then` at `pos`.
+    pub(crate) const fn twice(code: ProbeErrorCode, then: ProbeErrorCode, pos: usize) -> Self {
+        ProbeError {
+            code,
+            pos,
+            also: Some(then),
+        }
     }
 
     /// The same error, `by` bytes further right: an error found in a word
     /// moved to where that word starts in the command.
     pub(crate) const fn shifted(self, by: usize) -> Self {
         ProbeError {
-            code: self.code,
             pos: self.pos + by,
+            ..self
         }
     }
 }

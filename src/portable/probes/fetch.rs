@@ -401,9 +401,8 @@ pub(crate) fn args_size(args: &[ArgSpec]) -> usize {
 /// kernel's `traceprobe_parse_probe_arg`. An error's position is relative
 /// to the word's start.
 ///
-/// The kernel logs one more entry in one case: an fprobe's `%REG` logs
-/// `BadVar` and then `BadFetchArg` at the same place; this returns the
-/// first.
+/// The kernel logs two entries in one case: an fprobe's `%REG` logs
+/// `BadVar` and then `BadFetchArg` at the same place (the error has both).
 pub(crate) fn parse_arg(
     word: &[u8],
     index: usize,
@@ -671,8 +670,13 @@ impl<'c, 'a> Parser<'c, 'a> {
             b'$' => self.parse_probe_vars(arg, code)?,
             b'%' => {
                 if self.flags & (FL_TEVENT | FL_FPROBE) != 0 {
-                    // eprobes and fprobes have no registers.
-                    return Err(self.error(ProbeErrorCode::BadVar, self.offset));
+                    // eprobes and fprobes have no registers; the kernel
+                    // goes on to find no fetch method for the argument.
+                    return Err(ProbeError::twice(
+                        ProbeErrorCode::BadVar,
+                        ProbeErrorCode::BadFetchArg,
+                        self.offset,
+                    ));
                 }
                 match register_offset(self.cstr(arg + 1)) {
                     Some(offset) => self.set_op(code, FetchOp::Reg(offset as u16)),

@@ -396,6 +396,10 @@ fn body_errors() {
     assert_eq!(fails("a=%", &c), (BadRegName, 2));
     let f = ctx(ProbeKind::Fprobe, false, false);
     assert_eq!(fails("%ax", &f), (BadVar, 0));
+    // Logged twice by the kernel: "no fetch method" follows.
+    let e = parse_arg(b"r=%ax", 0, &f).unwrap_err();
+    assert_eq!((e.code, e.pos, e.also), (BadVar, 2, Some(BadFetchArg)));
+    assert_eq!(parse_arg(b"$foo", 0, &f).unwrap_err().also, None);
     assert_eq!(fails("@0xz", &c), (BadMemAddr, 0));
     assert_eq!(fails("@+10", &c), (FileOnKprobe, 0));
     let u = ctx(ProbeKind::Uprobe, false, false);
