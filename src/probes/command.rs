@@ -536,11 +536,17 @@ fn make_point(
             )
         }
         Place::Function { symbol } => {
-            let (module, name) = split_module(text(line, symbol));
-            let place = KernelPlace::Symbol {
-                module,
-                name,
-                offset: 0,
+            let symbol = text(line, symbol);
+            // As the kernel's, an fprobe's function is a glob.
+            let (module, name) = split_module(symbol);
+            let place = if symbol.iter().any(|c| b"*?[".contains(c)) {
+                KernelPlace::Pattern(symbol)
+            } else {
+                KernelPlace::Symbol {
+                    module,
+                    name,
+                    offset: 0,
+                }
             };
             Attachment::Kernel(
                 KernelProbe::register(&place, is_return, command.maxactive, handler.clone())

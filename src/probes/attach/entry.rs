@@ -18,6 +18,7 @@ use crate::bindings;
 use crate::fentry::{CallContext, FentryClient, SiteInfo, SiteRef, SiteSelector};
 use crate::graph::ReturnHook;
 use crate::kernel_api::regs::Regs;
+use crate::portable::sort::heap_sort;
 use crate::probes::hit::Hit;
 use core::sync::atomic::{
     AtomicPtr, AtomicU64,
@@ -25,9 +26,38 @@ use core::sync::atomic::{
 };
 use kernel::{prelude::*, sync::Arc};
 
+/// One enabled probe at one engine site.
+pub(super) struct SiteProbe {
+    pub(super) site: usize,
+    /// Its place among the probes of the site: the order they were
+    /// listed in, which is the order they fire in.
+    order: usize,
+    pub(super) probe: Arc<Probe>,
+}
+
+impl PartialEq for SiteProbe {
+    fn eq(&self, other: &Self) -> bool {
+        (self.site, self.order) == (other.site, other.order)
+    }
+}
+
+impl Eq for SiteProbe {}
+
+impl PartialOrd for SiteProbe {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SiteProbe {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        (self.site, self.order).cmp(&(other.site, other.order))
+    }
+}
+
 /// The enabled probes at engine sites, sorted by site.
 pub(super) struct SiteProbes {
-    entries: KVec<(usize, Arc<Probe>)>,
+    entries: KVVec<SiteProbe>,
     /// Which table this is: a return finds the entry data its call saved
     /// laid out by the table of the entry, and reads none if the table
     /// changed meanwhile.
@@ -38,42 +68,47 @@ pub(super) struct SiteProbes {
 static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 
 impl SiteProbes {
-    /// A table of `entries`, sorted here.
-    pub(super) fn new(mut entries: KVec<(usize, Arc<Probe>)>) -> Self {
-        // Insertion sort: a handful of probes, and no panicking paths.
-        for i in 1..entries.len() {
-            let mut j = i;
-            while j > 0 && entries.get(j - 1).map(|e| e.0) > entries.get(j).map(|e| e.0) {
-                entries.swap(j - 1, j);
-                j -= 1;
-            }
-        }
+    /// An empty table, for [`Self::add`].
+    pub(super) fn new() -> Self {
         SiteProbes {
-            entries,
+            entries: KVVec::new(),
             serial: NEXT_SERIAL.fetch_add(1, Relaxed),
         }
     }
 
+    /// Lists `probe` at `site`, after the probes listed before.
+    pub(super) fn add(&mut self, site: usize, probe: Arc<Probe>) -> Result {
+        let order = self.entries.len();
+        self.entries
+            .push(SiteProbe { site, order, probe }, GFP_KERNEL)?;
+        Ok(())
+    }
+
+    /// Sorts the table by site (a pattern probe lists thousands).
+    pub(super) fn sort(&mut self) {
+        heap_sort(&mut self.entries);
+    }
+
     /// The probes at `site`.
     #[inline]
-    pub(super) fn at(&self, site: usize) -> &[(usize, Arc<Probe>)] {
-        let start = self.entries.partition_point(|(s, _)| *s < site);
+    pub(super) fn at(&self, site: usize) -> &[SiteProbe] {
+        let start = self.entries.partition_point(|e| e.site < site);
         let rest = self.entries.get(start..).unwrap_or(&[]);
-        let len = rest.partition_point(|(s, _)| *s == site);
+        let len = rest.partition_point(|e| e.site == site);
         rest.get(..len).unwrap_or(&[])
     }
 
     /// Whether some probe is a return probe.
     pub(super) fn has_returns(&self) -> bool {
-        self.entries.iter().any(|(_, p)| p.is_return)
+        self.entries.iter().any(|e| e.probe.is_return)
     }
 
     /// The sites, for the engine.
     pub(super) fn sites(&self) -> Result<Sites> {
-        let mut sites = KVec::with_capacity(self.entries.len(), GFP_KERNEL)?;
-        for (site, _) in self.entries.iter() {
-            if sites.last() != Some(site) {
-                sites.push(*site, GFP_KERNEL)?;
+        let mut sites = KVVec::with_capacity(self.entries.len(), GFP_KERNEL)?;
+        for entry in self.entries.iter() {
+            if sites.last() != Some(&entry.site) {
+                sites.push(entry.site, GFP_KERNEL)?;
             }
         }
         Ok(Sites(sites))
@@ -87,7 +122,7 @@ impl SiteProbes {
 
 /// The sites the engine patches for the client: those of the table,
 /// sorted.
-pub(super) struct Sites(KVec<usize>);
+pub(super) struct Sites(KVVec<usize>);
 
 impl SiteSelector for Sites {
     fn selects(&self, site: &SiteInfo<'_>) -> bool {
@@ -158,13 +193,13 @@ impl EntryClient {
     /// order; counts a miss for each if it cannot.
     fn hook_return(
         &self,
-        (table, probes): (&SiteProbes, &[(usize, Arc<Probe>)]),
+        (table, probes): (&SiteProbes, &[SiteProbe]),
         regs: &bindings::pt_regs,
         ip: usize,
         cpu: usize,
     ) {
-        let returns = || probes.iter().filter(|(_, p)| p.is_return);
-        let size = returns().map(|(_, p)| p.handler.entry_data_size()).sum();
+        let returns = || probes.iter().map(|e| &e.probe).filter(|p| p.is_return);
+        let size = returns().map(|p| p.handler.entry_data_size()).sum();
         let save = |out: &mut [u8]| {
             let entry = Hit {
                 regs: Regs::from_raw(regs),
@@ -173,7 +208,7 @@ impl EntryClient {
                 entry_data: &[],
             };
             let mut rest = out;
-            for (_, probe) in returns() {
+            for probe in returns() {
                 let (mine, others) =
                     rest.split_at_mut(probe.handler.entry_data_size().min(rest.len()));
                 probe.handler.save_entry_data(&entry, mine);
@@ -185,7 +220,7 @@ impl EntryClient {
         let hooked =
             !hook.is_null() && unsafe { &*hook }.hook((regs, ip, cpu), (table.serial, size), save);
         if !hooked {
-            for (_, probe) in returns() {
+            for probe in returns() {
                 probe.missed.fetch_add(1, Relaxed);
             }
         }
@@ -210,8 +245,8 @@ impl FentryClient for EntryClient {
         }
         let Some(_running) = self.busy.enter(cx.cpu) else {
             // A probe handler runs on this CPU already (`kprobe_running`).
-            for (_, probe) in probes.iter() {
-                probe.missed.fetch_add(1, Relaxed);
+            for entry in probes.iter() {
+                entry.probe.missed.fetch_add(1, Relaxed);
             }
             return;
         };
@@ -220,7 +255,7 @@ impl FentryClient for EntryClient {
         regs.ip = ip + 1;
         regs.orig_ax = 0;
         let mut returns = false;
-        for (_, probe) in probes.iter() {
+        for SiteProbe { probe, .. } in probes.iter() {
             if probe.is_return {
                 returns = true;
                 continue;

@@ -31,7 +31,7 @@ mod ret;
 
 use crate::fentry::{self, SiteSelector, UpdateError};
 use crate::graph::ReturnHook;
-use crate::kernel_api::kprobes::KernelKprobe;
+use crate::kernel_api::kprobes::{self, KernelKprobe};
 use crate::kernel_api::module::{Module, ModuleNotifier, ModuleState, OnModule};
 use crate::portable::probes::errors::ProbeErrorCode;
 use crate::probes::hit::ProbeHandler;
@@ -53,6 +53,8 @@ pub(crate) enum KernelPlace<'a> {
     },
     /// An address.
     Address(usize),
+    /// Every function a glob matches, at its entry (an fprobe on `vfs_*`).
+    Pattern(&'a [u8]),
 }
 
 /// One probe: what it is, and what its hits tell.
@@ -76,6 +78,17 @@ enum Arm {
     Engine { site: usize, module: usize },
     /// A kernel kprobe or kretprobe.
     Kernel(Pin<KBox<KernelKprobe>>),
+    /// At the engine sites of a pattern, each with the module holding it
+    /// (0 for vmlinux); a going module's sites leave, and a coming one's
+    /// are not added, as the kernel's fprobes do.
+    Sites(KVVec<(usize, usize)>),
+}
+
+impl Arm {
+    /// Whether the probe is in the engine table while enabled.
+    fn on_engine(&self) -> bool {
+        matches!(self, Arm::Engine { .. } | Arm::Sites(_))
+    }
 }
 
 /// A registered probe, under [`STATE`].
@@ -216,6 +229,13 @@ impl KernelProbe {
                 offset,
             } => OwnedPlace::symbol(*module, name, *offset).map_err(nomem)?,
             KernelPlace::Address(addr) => OwnedPlace::Address(*addr),
+            KernelPlace::Pattern(pattern) => {
+                let mut owned = KVec::new();
+                owned
+                    .extend_from_slice(pattern, GFP_KERNEL)
+                    .map_err(|_| (ProbeErrorCode::FailRegProbe, ENOMEM))?;
+                OwnedPlace::Pattern(owned)
+            }
         };
         let probe = Arc::new(
             Probe {
@@ -267,6 +287,7 @@ impl KernelProbe {
                 Err(e) if e == EBUSY => fall_back_to_kprobe(&mut state, index),
                 other => other,
             },
+            Arm::Sites(_) => state.publish(),
         };
         if result.is_err() {
             if let Some(attached) = state.probes.get_mut(index) {
@@ -292,7 +313,7 @@ impl KernelProbe {
         match &attached.arm {
             Arm::Pending => {}
             Arm::Kernel(kprobe) => kprobe.disable(),
-            Arm::Engine { .. } => {
+            Arm::Engine { .. } | Arm::Sites(_) => {
                 if let Err(e) = state.publish() {
                     pr_warn!("could not disable a probe: {:?}\n", e);
                 }
@@ -332,7 +353,7 @@ impl Drop for KernelProbe {
         let Ok(attached) = state.probes.remove(index) else {
             return;
         };
-        if attached.enabled && matches!(attached.arm, Arm::Engine { .. }) {
+        if attached.enabled && attached.arm.on_engine() {
             if let Err(e) = state.publish() {
                 pr_warn!("could not detach a probe: {:?}\n", e);
             }
@@ -375,13 +396,19 @@ impl State {
     /// return hook. On error the previous table stays.
     fn publish(&mut self) -> Result {
         let client = self.shared()?.client.clone();
-        let mut entries = KVec::new();
+        let mut table = SiteProbes::new();
         for attached in self.probes.iter().filter(|a| a.enabled) {
-            if let Arm::Engine { site, .. } = attached.arm {
-                entries.push((site, attached.probe.clone()), GFP_KERNEL)?;
+            match &attached.arm {
+                Arm::Engine { site, .. } => table.add(*site, attached.probe.clone())?,
+                Arm::Sites(sites) => {
+                    for (site, _) in sites.iter() {
+                        table.add(*site, attached.probe.clone())?;
+                    }
+                }
+                _ => {}
             }
         }
-        let table = SiteProbes::new(entries);
+        table.sort();
         if table.has_returns() && self.return_hook.is_none() {
             let hook = ReturnHook::start(client.clone())?;
             match KBox::new(hook, GFP_KERNEL) {
@@ -434,6 +461,10 @@ impl State {
 
 /// Arms `probe` where its place resolves to now.
 fn arm(probe: &Arc<Probe>, busy: &Arc<CpuBusy>) -> Result<Arm, place::PlaceError> {
+    if let OwnedPlace::Pattern(pattern) = &probe.place {
+        kprobes::locked_down().map_err(|e| (ProbeErrorCode::FailRegProbe, e))?;
+        return place::pattern_sites(pattern).map(Arm::Sites);
+    }
     let resolved = match place::resolve(&probe.place, probe.is_return)? {
         Resolution::Pending => {
             probe.address.store(0, Release);
@@ -566,15 +597,19 @@ impl OnModule for Follower {
                 ModuleState::Coming if attached.probe.place.module() == Some(name) => {
                     republish |= rearm(attached, &shared, name);
                 }
-                ModuleState::Going => {
-                    if let Arm::Engine { module: m, .. } = attached.arm {
-                        if m == module.address() {
-                            republish |= attached.enabled;
-                            attached.arm = Arm::Pending;
-                            attached.probe.address.store(0, Release);
-                        }
+                ModuleState::Going => match &mut attached.arm {
+                    Arm::Engine { module: m, .. } if *m == module.address() => {
+                        republish |= attached.enabled;
+                        attached.arm = Arm::Pending;
+                        attached.probe.address.store(0, Release);
                     }
-                }
+                    Arm::Sites(sites) => {
+                        let before = sites.len();
+                        sites.retain(|site| site.1 != module.address());
+                        republish |= attached.enabled && sites.len() != before;
+                    }
+                    _ => {}
+                },
                 _ => {}
             }
         }

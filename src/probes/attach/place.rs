@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Where a kernel probe goes: a `[MOD:]SYM[+OFFS]` or an address, resolved
-//! and checked as `trace_kprobe` and the kprobes core do it.
+//! Where a kernel probe goes: a `[MOD:]SYM[+OFFS]`, an address or a
+//! function pattern, resolved and checked as `trace_kprobe`,
+//! `trace_fprobe` and the kprobes core do it.
 //!
 //! `SYM+0` (or the address after the `endbr64` that starts a function
 //! under indirect branch tracking) is the function's entry: the probe
@@ -11,6 +12,7 @@
 
 use crate::fentry;
 use crate::kernel_api::{kallsyms, kprobes, module};
+use crate::portable::glob::glob_match;
 use crate::portable::probes::errors::ProbeErrorCode;
 use kernel::{prelude::*, str::CStr};
 
@@ -30,6 +32,9 @@ pub(super) enum OwnedPlace {
     },
     /// An address.
     Address(usize),
+    /// A glob over the functions of rftrace's engine sites (an fprobe
+    /// on `vfs_*`): every site whose function it matches.
+    Pattern(KVec<u8>),
 }
 
 /// `bytes` with a NUL appended.
@@ -121,6 +126,8 @@ pub(super) fn resolve(place: &OwnedPlace, is_return: bool) -> Result<Resolution,
                 *offset,
             )
         }
+        // Resolved site by site by the caller.
+        OwnedPlace::Pattern(_) => return Err((ProbeErrorCode::BadProbeAddr, EINVAL)),
         OwnedPlace::Address(addr) => match kallsyms::size_offset(*addr) {
             Some((_, offset)) => (*addr - offset, offset as u64),
             // No symbol: the kprobes core refuses it at registration.
@@ -219,4 +226,29 @@ fn has_no_site(addr: usize) -> bool {
         // No symbol: the kprobes core refuses it itself.
         _ => false,
     }
+}
+
+/// The engine sites of the functions `pattern` matches, each with its
+/// module (0 for vmlinux), as `register_fprobe` picks them from the
+/// traceable functions; kprobes' blacklist left out. `BadProbeAddr` with
+/// `ENOENT` when none matches.
+pub(super) fn pattern_sites(pattern: &[u8]) -> Result<KVVec<(usize, usize)>, PlaceError> {
+    let nomem = |_| (ProbeErrorCode::FailRegProbe, ENOMEM);
+    let mut sites = KVVec::new();
+    let Some(engine) = fentry::engine() else {
+        return Err((ProbeErrorCode::FailRegProbe, ENODEV));
+    };
+    let table = engine.table();
+    for segment in table.segments.iter() {
+        let module = segment.module.map_or(0, |m| m as usize);
+        for site in segment.sites.iter() {
+            if glob_match(pattern, segment.name_of(site)) && !kprobes::blacklisted(site.ip) {
+                sites.push((site.ip, module), GFP_KERNEL).map_err(nomem)?;
+            }
+        }
+    }
+    if sites.is_empty() {
+        return Err((ProbeErrorCode::BadProbeAddr, ENOENT));
+    }
+    Ok(sites)
 }

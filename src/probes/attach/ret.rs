@@ -20,10 +20,10 @@ impl ReturnClient for EntryClient {
             return;
         };
         let probes = table.at(func);
-        let returns = || probes.iter().filter(|(_, p)| p.is_return);
+        let returns = || probes.iter().map(|e| &e.probe).filter(|p| p.is_return);
         let cpu = crate::cpu_local::processor_id();
         let Some(_running) = self.busy.enter(cpu) else {
-            returns().for_each(|(_, p)| {
+            returns().for_each(|p| {
                 p.missed.fetch_add(1, Relaxed);
             });
             return;
@@ -35,7 +35,7 @@ impl ReturnClient for EntryClient {
         } else {
             &[]
         };
-        for (_, probe) in returns() {
+        for probe in returns() {
             let (entry_data, others) =
                 rest.split_at(probe.handler.entry_data_size().min(rest.len()));
             rest = others;
@@ -51,7 +51,12 @@ impl ReturnClient for EntryClient {
 
     fn on_missed(&self, func: usize) {
         if let Some(table) = self.table() {
-            for (_, probe) in table.at(func).iter().filter(|(_, p)| p.is_return) {
+            for probe in table
+                .at(func)
+                .iter()
+                .map(|e| &e.probe)
+                .filter(|p| p.is_return)
+            {
                 probe.missed.fetch_add(1, Relaxed);
             }
         }
