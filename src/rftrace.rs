@@ -90,6 +90,7 @@ impl Drop for GraphRunning {
     fn drop(&mut self) {
         // Probes at engine sites hook returns on the shadow stacks (and
         // use the engine, which stops after this).
+        probes::tracepoint_attach::release();
         probes::attach::release();
         graph::stop();
     }
@@ -115,6 +116,7 @@ impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let debug_patching = *module_parameters::debug_patching.value() != 0;
         probes::attach::init();
+        probes::tracepoint_attach::init();
         let engine = EngineRunning::start(module, debug_patching);
         let graph = GraphRunning::start();
         // The kernel's events, read once; without them rftrace still

@@ -104,6 +104,19 @@ pub(crate) trait OnModule: Sync {
     fn changed(&self, state: ModuleState, module: Module);
 }
 
+/// Which notifier chain a [`ModuleNotifier`] is on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Chain {
+    /// The module loader's (`register_module_notifier`).
+    Modules,
+    /// The tracepoints' (`register_tracepoint_module_notifier`): told of
+    /// modules that have tracepoints, at COMING once their tracepoints are
+    /// set up and at GOING before they are checked to have no probe left,
+    /// with `tracepoint_module_list_mutex` held. Registering replays
+    /// COMING for every loaded module, unregistering GOING.
+    TracepointModules,
+}
+
 /// A module notifier calling `owner` at each module reaching `state`, in
 /// `priority` order among the kernel's notifiers (higher first).
 ///
@@ -118,6 +131,7 @@ pub(crate) struct ModuleNotifier<T: OnModule> {
     #[pin]
     block: Opaque<bindings::notifier_block>,
     state: ModuleState,
+    chain: Chain,
     owner: *const T,
 }
 
@@ -140,8 +154,24 @@ impl<T: OnModule> ModuleNotifier<T> {
         state: ModuleState,
         owner: *const T,
     ) -> impl PinInit<Self, Error> {
+        // SAFETY: the caller's promise.
+        unsafe { Self::register_on(Chain::Modules, priority, state, owner) }
+    }
+
+    /// Registers a notifier on `chain`, at `priority` for `state`.
+    ///
+    /// # Safety
+    ///
+    /// `owner` must outlive the returned value.
+    pub(crate) unsafe fn register_on(
+        chain: Chain,
+        priority: c_int,
+        state: ModuleState,
+        owner: *const T,
+    ) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             state,
+            chain,
             owner,
             block <- Opaque::try_ffi_init(move |slot: *mut bindings::notifier_block| {
                 // SAFETY: `slot` is valid for writes and pinned.
@@ -156,7 +186,14 @@ impl<T: OnModule> ModuleNotifier<T> {
                 // `drop`; `notify` finds `owner` through it, and the other
                 // fields are set before the block is (field order of the
                 // initialiser).
-                kernel::error::to_result(unsafe { bindings::register_module_notifier(slot) })
+                kernel::error::to_result(unsafe {
+                    match chain {
+                        Chain::Modules => bindings::register_module_notifier(slot),
+                        Chain::TracepointModules => {
+                            bindings::register_tracepoint_module_notifier(slot)
+                        }
+                    }
+                })
             }),
         })
     }
@@ -165,9 +202,16 @@ impl<T: OnModule> ModuleNotifier<T> {
 #[pinned_drop]
 impl<T: OnModule> PinnedDrop for ModuleNotifier<T> {
     fn drop(self: Pin<&mut Self>) {
-        // SAFETY: registered in `register` (type invariant); unregistering
-        // waits for running callbacks.
-        unsafe { bindings::unregister_module_notifier(self.block.get()) };
+        // SAFETY: registered in `register_on` (type invariant);
+        // unregistering waits for running callbacks.
+        unsafe {
+            match self.chain {
+                Chain::Modules => bindings::unregister_module_notifier(self.block.get()),
+                Chain::TracepointModules => {
+                    bindings::unregister_tracepoint_module_notifier(self.block.get())
+                }
+            }
+        };
     }
 }
 
@@ -175,8 +219,9 @@ impl<T: OnModule> PinnedDrop for ModuleNotifier<T> {
 ///
 /// # Safety
 ///
-/// Called by the module loader with the block of a registered
-/// `ModuleNotifier<T>` and a live module.
+/// Called by the module loader (or the tracepoints' chain) with the block
+/// of a registered `ModuleNotifier<T>` and a live module (a `tp_module`
+/// holding one).
 unsafe extern "C" fn notify<T: OnModule>(
     block: *mut bindings::notifier_block,
     action: usize,
@@ -193,7 +238,15 @@ unsafe extern "C" fn notify<T: OnModule>(
         bindings::module_state_MODULE_STATE_GOING => ModuleState::Going,
         _ => return bindings::RFT_NOTIFY_DONE,
     };
-    if let Some(module) = Module::from_ptr(data).filter(|_| state == notifier.state) {
+    let module = match notifier.chain {
+        Chain::Modules => data,
+        // SAFETY: the tracepoints' chain passes a live `tp_module`.
+        Chain::TracepointModules if !data.is_null() => unsafe {
+            (*data.cast::<bindings::tp_module>()).mod_.cast()
+        },
+        Chain::TracepointModules => core::ptr::null_mut(),
+    };
+    if let Some(module) = Module::from_ptr(module).filter(|_| state == notifier.state) {
         owner.changed(state, module);
     }
     bindings::RFT_NOTIFY_DONE

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Tracepoints: finding one by name, a probe on a tracepoint whose only
-//! argument is an `int`, and waiting for probes to finish.
+//! argument is an `int`, a tracepoint's stub as its probe, and waiting
+//! for probes to finish.
 
 use crate::bindings;
 use core::ffi::c_void;
+use core::ptr::NonNull;
 use kernel::{prelude::*, str::CStr};
 
 /// Waits until no probe of any tracepoint (and no perf handler called from
@@ -122,4 +124,104 @@ unsafe extern "C" fn int_probe<T: OnInt>(data: *mut c_void, value: i32) {
     // SAFETY: registered with a live `T` (the `IntProbe` invariant).
     let user = unsafe { &*data.cast::<T>() };
     user.on_int(value);
+}
+
+/// A tracepoint of the kernel or of a loaded module.
+///
+/// # Invariants
+///
+/// Points at a `struct tracepoint`; one of a module stays valid until the
+/// module's GOING notification, which its users follow.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tracepoint(NonNull<bindings::tracepoint>);
+
+// SAFETY: a tracepoint is a kernel object used from any CPU.
+unsafe impl Send for Tracepoint {}
+// SAFETY: as above.
+unsafe impl Sync for Tracepoint {}
+
+/// The longest tracepoint name looked up.
+const NAME_MAX: usize = 256;
+
+impl Tracepoint {
+    /// The tracepoint called `name`, built-in or of a loaded module (a
+    /// module's is found as its `__tracepoint_NAME` symbol, and checked by
+    /// name). May sleep.
+    pub(crate) fn find_any(name: &CStr) -> Option<Self> {
+        if let Some(tp) = find(name).and_then(NonNull::new) {
+            // INVARIANT: a built-in tracepoint.
+            return Some(Tracepoint(tp));
+        }
+        const PREFIX: &[u8] = b"__tracepoint_";
+        let name_bytes = name.to_bytes();
+        let mut symbol = [0u8; PREFIX.len() + NAME_MAX + 1];
+        let end = PREFIX.len() + name_bytes.len();
+        symbol.get_mut(..PREFIX.len())?.copy_from_slice(PREFIX);
+        symbol
+            .get_mut(PREFIX.len()..end)?
+            .copy_from_slice(name_bytes);
+        let symbol = CStr::from_bytes_with_nul(symbol.get(..=end)?).ok()?;
+        let tp = NonNull::new(super::kallsyms::lookup_name(symbol)? as *mut bindings::tracepoint)?;
+        // SAFETY: a `__tracepoint_*` symbol is a `struct tracepoint`, whose
+        // name is a C string.
+        let found = unsafe { CStr::from_char_ptr((*tp.as_ptr()).name) };
+        // INVARIANT: a module's tracepoint, checked by its name.
+        (found == name).then_some(Tracepoint(tp))
+    }
+
+    /// Its address (which module holds it tells from it).
+    pub(crate) fn address(self) -> usize {
+        self.0.as_ptr() as usize
+    }
+
+    /// Its stub, `__probestub_NAME`: a function of the tracepoint's
+    /// prototype that does nothing, for probes at its entry.
+    pub(crate) fn stub(self) -> usize {
+        // SAFETY: the type invariant.
+        unsafe { (*self.0.as_ptr()).probestub as usize }
+    }
+}
+
+/// A tracepoint's stub registered as one of its probes (with no data), so
+/// that each hit of the tracepoint calls the stub with its arguments, as
+/// the kernel's tracepoint probe events do.
+///
+/// # Invariants
+///
+/// The stub is registered on `tracepoint` until `drop`.
+pub(crate) struct StubProbe {
+    tracepoint: Tracepoint,
+}
+
+impl StubProbe {
+    /// Registers the stub of `tracepoint` on it. `EEXIST` if it is
+    /// registered already (by another user of the stub).
+    pub(crate) fn register(tracepoint: Tracepoint) -> Result<Self> {
+        // SAFETY: the stub has the tracepoint's prototype, and takes the
+        // (null) data first; the tracepoint is live (its invariant).
+        let ret = unsafe {
+            bindings::tracepoint_probe_register_prio_may_exist(
+                tracepoint.0.as_ptr(),
+                (*tracepoint.0.as_ptr()).probestub,
+                core::ptr::null_mut(),
+                0,
+            )
+        };
+        kernel::error::to_result(ret)?;
+        // INVARIANT: registered just now.
+        Ok(StubProbe { tracepoint })
+    }
+}
+
+impl Drop for StubProbe {
+    /// Unregisters the stub; a hit under way may still be calling it until
+    /// [`synchronize_unregister`] (the stub itself is kernel text).
+    fn drop(&mut self) {
+        let tp = self.tracepoint.0.as_ptr();
+        // SAFETY: registered in `register` with these arguments (the
+        // invariant); the tracepoint is still live.
+        unsafe {
+            bindings::tracepoint_probe_unregister(tp, (*tp).probestub, core::ptr::null_mut())
+        };
+    }
 }

@@ -94,6 +94,7 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 \t   Format: p[:[<group>/][<event>]] <place> [<args>]
 \t           r[maxactive][:[<group>/][<event>]] <place> [<args>]
 \t           f[:[<group>/][<event>]] <func-name>[%return] [<args>]
+\t           t[:[<group>/][<event>]] <tracepoint> [<args>]
 \t           -:[<group>/][<event>]
 \t    place: [<module>:]<symbol>[+<offset>]|<memaddr>
 place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>

@@ -14,6 +14,7 @@ use super::recorder::{Recorder, Space};
 use super::registry::{self, Registry};
 use super::resolver::KernelResolver;
 use super::text::TextOut;
+use super::tracepoint_attach::TracepointProbe;
 use super::uprobe_attach::UserProbe;
 use crate::events::catalog::{self, Event};
 use crate::instance::Instance;
@@ -196,7 +197,10 @@ fn parse_args(line: &[u8], command: &ProbeCommand) -> Result<KVec<ArgSpec>, Comm
     let mut args: KVec<ArgSpec> = KVec::new();
     for word in command.args(line) {
         let ctx = ParseContext {
-            kind: fetch_kind(command.kind.family()),
+            kind: match command.kind {
+                grammar::ProbeKind::Tprobe => fetch::ProbeKind::Tprobe,
+                kind => fetch_kind(kind.family()),
+            },
             is_return: command.flags.is_return,
             at_func_entry: command.flags.fentry,
             previous: &args,
@@ -314,7 +318,7 @@ fn check_counter(
         event.with_points(|points| {
             points.iter().any(|point| match &point.attachment {
                 Attachment::User(probe) => probe.counter_conflicts(&file, offset, ref_ctr_offset),
-                Attachment::Kernel(_) => false,
+                Attachment::Kernel(_) | Attachment::Tracepoint(_) => false,
             })
         })
     });
@@ -452,9 +456,12 @@ fn place_text(line: &[u8], command: &ProbeCommand) -> Result<(PlaceText, Space),
             },
             Space::User,
         ),
-        // Tracepoint probes are not carried: the grammar hands them out
-        // only when `has_fprobe_events` says so.
-        Place::Tracepoint { .. } => return Err(silent(EINVAL_ERRNO)),
+        Place::Tracepoint { name } => (
+            PlaceText::Tprobe {
+                name: owned(text(line, name))?,
+            },
+            Space::Kernel,
+        ),
     })
 }
 
@@ -567,7 +574,9 @@ fn make_point(
             )
             .map_err(|(code, e)| registered(code, e))?,
         ),
-        _ => return Err(silent(EINVAL_ERRNO)),
+        Place::Tracepoint { name } => Attachment::Tracepoint(
+            TracepointProbe::new(text(line, name), handler.clone()).map_err(from_error)?,
+        ),
     };
     let mut place = place;
     if let (

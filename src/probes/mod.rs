@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Dynamic probe events: kprobe, kretprobe, uprobe and fprobe events, whose
-//! records rftrace defines itself.
+//! Dynamic probe events: kprobe, kretprobe, uprobe, fprobe and tracepoint
+//! probe events, whose records rftrace defines itself.
 //!
 //! A command written to `kprobe_events`, `uprobe_events` or
 //! `dynamic_events` ([`files`]) is parsed by the portable half
@@ -10,7 +10,8 @@
 //! catalog as a [`crate::events::defined::DefinedEvent`], so that it has
 //! its `events/` directory, `set_event` name, filters and pid filters like
 //! any event. Its probe points ([`point`]) attach where the probed code
-//! is ([`attach`] for the kernel, [`uprobe_attach`] for user programs);
+//! is ([`attach`] for the kernel, [`tracepoint_attach`] for tracepoints,
+//! [`uprobe_attach`] for user programs);
 //! each hit ([`hit`]) is recorded by the event's [`recorder`], which fetches
 //! the arguments ([`args`], [`fetch_env`]) into a record buffer
 //! ([`scratch`]) and offers the record to every instance that enabled
@@ -36,6 +37,7 @@ pub(crate) mod resolver;
 pub(crate) mod scratch;
 pub(crate) mod sinks;
 pub(crate) mod text;
+pub(crate) mod tracepoint_attach;
 pub(crate) mod uprobe_attach;
 
 use crate::instance::Instance;

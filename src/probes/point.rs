@@ -10,6 +10,7 @@ use super::args::EventArgs;
 use super::attach::KernelProbe;
 use super::hit::{Hit, ProbeHandler};
 use super::recorder::Recorder;
+use super::tracepoint_attach::TracepointProbe;
 use super::uprobe_attach::UserProbe;
 use crate::portable::probes::fetch;
 use crate::portable::probes::listing::{KprobeAt, ListedPlace};
@@ -19,6 +20,7 @@ use kernel::{prelude::*, sync::Arc};
 /// What fires a point.
 pub(crate) enum Attachment {
     Kernel(KernelProbe),
+    Tracepoint(TracepointProbe),
     User(UserProbe),
 }
 
@@ -99,6 +101,8 @@ pub(crate) enum PlaceText {
     },
     /// An fprobe at `[MOD:]SYM`.
     Fprobe { symbol: KVec<u8> },
+    /// A tracepoint probe on tracepoint `name`.
+    Tprobe { name: KVec<u8> },
 }
 
 impl PlaceText {
@@ -136,6 +140,7 @@ impl PlaceText {
                 ref_ctr_offset: *ref_ctr_offset,
             },
             PlaceText::Fprobe { symbol } => ListedPlace::Fprobe { symbol },
+            PlaceText::Tprobe { name } => ListedPlace::Tprobe { tracepoint: name },
         }
     }
 
@@ -169,6 +174,7 @@ impl PlaceText {
                 },
             ) => a[..] == b[..] && ao == bo,
             (PlaceText::Fprobe { symbol: a }, PlaceText::Fprobe { symbol: b }) => a[..] == b[..],
+            (PlaceText::Tprobe { name: a }, PlaceText::Tprobe { name: b }) => a[..] == b[..],
             _ => false,
         }
     }
@@ -196,6 +202,7 @@ impl Point {
     pub(crate) fn enable(&self) -> Result {
         match &self.attachment {
             Attachment::Kernel(probe) => probe.enable(),
+            Attachment::Tracepoint(probe) => probe.enable(),
             Attachment::User(probe) => probe.enable(),
         }
     }
@@ -204,6 +211,7 @@ impl Point {
     pub(crate) fn disable(&self) {
         match &self.attachment {
             Attachment::Kernel(probe) => probe.disable(),
+            Attachment::Tracepoint(probe) => probe.disable(),
             Attachment::User(probe) => probe.disable(),
         }
     }
@@ -217,6 +225,7 @@ impl Point {
     pub(crate) fn misses(&self) -> u64 {
         match &self.attachment {
             Attachment::Kernel(probe) => probe.misses(),
+            Attachment::Tracepoint(probe) => probe.misses(),
             Attachment::User(_) => 0,
         }
     }

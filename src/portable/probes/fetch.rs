@@ -53,6 +53,7 @@ const FL_FENTRY: u32 = 1 << 2;
 const FL_TEVENT: u32 = 1 << 3;
 const FL_USER: u32 = 1 << 4;
 const FL_FPROBE: u32 = 1 << 5;
+const FL_TPOINT: u32 = 1 << 6;
 const FL_LOC_MASK: u32 = 0x1f;
 
 /// What kind of probe an argument belongs to: it decides which variables
@@ -63,6 +64,10 @@ pub(crate) enum ProbeKind {
     Kprobe,
     /// An fprobe event (`f`).
     Fprobe,
+    /// A tracepoint probe event (`t`): an fprobe on the tracepoint's stub
+    /// function, whose first argument is the probe's data, not the
+    /// tracepoint's.
+    Tprobe,
     /// A uprobe or uretprobe event.
     Uprobe,
 }
@@ -107,6 +112,7 @@ impl ParseContext<'_> {
                 let entry = if self.is_return { 0 } else { FL_FENTRY };
                 FL_KERNEL | FL_FPROBE | ret | entry
             }
+            ProbeKind::Tprobe => FL_KERNEL | FL_FPROBE | FL_FENTRY | FL_TPOINT,
             ProbeKind::Uprobe => FL_USER | ret,
         }
     }
@@ -827,7 +833,8 @@ impl<'c, 'a> Parser<'c, 'a> {
             }
             let param = (param - 1) as u32;
             if is_function_entry(self.flags) {
-                FetchOp::Arg(param)
+                // A tracepoint's stub has the probe data first.
+                FetchOp::Arg(param + u32::from(self.flags & FL_TPOINT != 0))
             } else if is_function_return(self.flags) {
                 FetchOp::EntryData {
                     arg: param,

@@ -212,6 +212,11 @@ fn return_probes_save_arguments_at_entry() {
     assert_eq!(ops("$arg1", &f)[0], EntryData { arg: 0, offset: 0 });
     let f = ctx(ProbeKind::Fprobe, false, false);
     assert_eq!(ops("$arg1", &f)[0], Arg(0));
+    // A tracepoint probe's $arg1 is the stub's second argument.
+    let t = ctx(ProbeKind::Tprobe, false, false);
+    assert_eq!(ops("$arg1", &t)[0], Arg(1));
+    assert_eq!(ops("$arg3", &t)[0], Arg(3));
+    assert_eq!(fails("%ax", &t), (BadVar, 0));
 }
 
 #[test]

@@ -107,7 +107,7 @@ pub(crate) struct State {
     engine_slot: Option<usize>,
     /// The return hook, while some return probe is at an engine site.
     return_hook: Option<KBox<ReturnHook>>,
-    /// The module notifiers, while probes are registered.
+    /// The module notifiers, from the first probe until [`release`].
     notifiers: Option<Notifiers>,
 }
 
@@ -358,18 +358,11 @@ impl Drop for KernelProbe {
                 pr_warn!("could not detach a probe: {:?}\n", e);
             }
         }
-        let notifiers = if state.probes.is_empty() {
-            state.notifiers.take()
-        } else {
-            None
-        };
         drop(state);
         // Unregistering a kernel kprobe waits until its handlers are done;
         // engine probes are off the published table after `publish`, which
         // waited for the dispatchers.
         drop(attached);
-        // Outside the lock: a notification under way may wait for it.
-        drop(notifiers);
     }
 }
 
@@ -548,8 +541,10 @@ fn register_error(e: Error) -> place::PlaceError {
     (code, e)
 }
 
-/// Registers the module notifiers unless they are. Without [`STATE`] held.
-fn follow_modules() -> Result {
+/// Registers the module notifiers unless they are; they stay until
+/// [`release`]. Without [`STATE`] held, in process context outside any
+/// module notifier (a probe armed from one finds them registered).
+pub(crate) fn follow_modules() -> Result {
     if STATE.lock().notifiers.is_some() {
         return Ok(());
     }
