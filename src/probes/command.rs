@@ -377,7 +377,12 @@ fn check_append(
     if event.kind != command.kind.family() {
         return Err(exist(0, ProbeErrorCode::EventExist));
     }
-    if event.recorder.is_return != command.kind.is_return() {
+    let tracepoint = |place: &PlaceText| matches!(place, PlaceText::Tprobe { .. });
+    let event_on_tracepoint =
+        event.with_points(|points| points.first().is_some_and(|p| tracepoint(&p.place)));
+    if event.recorder.is_return != command.kind.is_return()
+        || event_on_tracepoint != tracepoint(place)
+    {
         return Err(exist(0, ProbeErrorCode::DiffProbeType));
     }
     let theirs = event.primary_args.specs();
