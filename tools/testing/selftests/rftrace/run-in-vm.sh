@@ -24,8 +24,12 @@ if mount -t debugfs nodev /sys/kernel/debug 2>/dev/null && [ -f /sys/kernel/debu
 	echo scan > /sys/kernel/debug/kmemleak
 	cat /sys/kernel/debug/kmemleak > /tmp/kmemleak
 	if [ -s /tmp/kmemleak ]; then
-		echo "# kmemleak: suspected memory leaks:"
-		sed 's/^/# /' /tmp/kmemleak
+		# How many, what the first ones are, and the frames they were
+		# most often allocated from (a large count would flood the log).
+		echo "# kmemleak: $(grep -c '^unreferenced object' /tmp/kmemleak) suspected memory leaks; the first:"
+		awk '/^unreferenced object/ { n++ } n <= 20' /tmp/kmemleak | sed 's/^/# /'
+		echo "# kmemleak: the frames most of them were allocated from:"
+		grep -E '^ +\[<[0-9a-f]+>\] ' /tmp/kmemleak | sed 's/.*\] //' | sort | uniq -c | sort -rn | head -n 25 | sed 's/^/# /'
 	fi
 fi
 echo "# rftrace-selftests: done (status $status)"
