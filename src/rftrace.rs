@@ -74,6 +74,18 @@ struct Rftrace {
     fs: rftracefs::Registration,
     graph: GraphRunning,
     engine: EngineRunning,
+    /// Last: the catalog outlives everything that uses its events.
+    catalog: CatalogLoaded,
+}
+
+/// The event catalog is (or may be) filled; dropping this empties it, as
+/// statics are not dropped when the module goes.
+struct CatalogLoaded;
+
+impl Drop for CatalogLoaded {
+    fn drop(&mut self) {
+        events::catalog::unload();
+    }
 }
 
 /// The function_graph runtime is set up; dropping this tears it down.
@@ -117,11 +129,14 @@ impl kernel::InPlaceModule for Rftrace {
         let debug_patching = *module_parameters::debug_patching.value() != 0;
         probes::attach::init();
         probes::tracepoint_attach::init();
+        probes::registry::init();
+        events::catalog::init();
+        events::tree::init();
         let engine = EngineRunning::start(module, debug_patching);
         let graph = GraphRunning::start();
         // The kernel's events, read once; without them rftrace still
         // traces functions.
-        let events_loaded = events::tree::init().and_then(|()| events::catalog::load());
+        let events_loaded = events::catalog::load();
         if let Err(e) = &events_loaded {
             pr_warn!("kernel trace events not available ({e:?}); events/ shows none\n");
         }
@@ -156,6 +171,7 @@ impl kernel::InPlaceModule for Rftrace {
             engine: engine?,
             graph: graph?,
             fs <- rftracefs::Registration::new(module, top?),
+            catalog: CatalogLoaded,
         })
     }
 }

@@ -23,11 +23,14 @@ use crate::portable::events::layout;
 use crate::portable::events::pid_filter::TaskRole;
 use crate::portable::events::set_event::EventName;
 use core::fmt::Write;
+use core::sync::atomic::{
+    AtomicBool,
+    Ordering::{Acquire, Release},
+};
 use kernel::{
-    new_mutex,
     prelude::*,
     str::CString,
-    sync::{Arc, Mutex, MutexGuard, SetOnce},
+    sync::{Arc, GlobalGuard},
 };
 
 /// A field of an event, owning its names.
@@ -327,7 +330,7 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
-    fn empty() -> Self {
+    const fn empty() -> Self {
         Catalog {
             slots: KVec::new(),
             order: KVec::new(),
@@ -525,26 +528,49 @@ impl Catalog {
     }
 }
 
-/// The catalog and its lock, made at load.
-static CATALOG: SetOnce<Pin<KBox<Mutex<Catalog>>>> = SetOnce::new();
+kernel::sync::global_lock! {
+    // SAFETY: initialised by `init` at module load, before any use.
+    pub(crate) unsafe(uninit) static CATALOG: Mutex<Catalog> = Catalog::empty();
+}
+
+/// Whether [`load`] filled the catalog.
+static LOADED: AtomicBool = AtomicBool::new(false);
+
+/// Makes the catalog's lock. Called once, at module load, first.
+pub(crate) fn init() {
+    // SAFETY: called once, at module load, before any other use.
+    unsafe { CATALOG.init() };
+}
 
 /// Reads the kernel's events (built-in, and of the modules loaded), once,
 /// at load.
 pub(crate) fn load() -> Result {
-    if CATALOG.as_ref().is_some() {
+    let mut catalog = CATALOG.lock();
+    if LOADED.load(Acquire) {
         return Ok(());
     }
-    let mut catalog = Catalog::empty();
-    catalog.add_from_kernel(|_| true)?;
-    CATALOG.populate(KBox::pin_init(new_mutex!(catalog), GFP_KERNEL)?);
+    let mut loaded = Catalog::empty();
+    loaded.add_from_kernel(|_| true)?;
+    *catalog = loaded;
+    LOADED.store(true, Release);
     Ok(())
+}
+
+/// Empties the catalog: at module unload, once nothing uses its events
+/// (statics are not dropped when a module goes).
+pub(crate) fn unload() {
+    let mut catalog = CATALOG.lock();
+    LOADED.store(false, Release);
+    let gone = core::mem::replace(&mut *catalog, Catalog::empty());
+    drop(catalog);
+    drop(gone);
 }
 
 /// The catalog, locked; `None` before [`load`] (or if it failed). Lock
 /// order: an instance's event states, then the catalog, then the kernel's
 /// `event_mutex`. A module event prints only under this lock.
-pub(crate) fn lock() -> Option<MutexGuard<'static, Catalog>> {
-    Some(CATALOG.as_ref()?.lock())
+pub(crate) fn lock() -> Option<GlobalGuard<CATALOG>> {
+    LOADED.load(Acquire).then(|| CATALOG.lock())
 }
 
 /// Adds the events the catalog lacks (of modules that came before their

@@ -13,11 +13,7 @@ use super::files::{EVENT_FILES, SYSTEM_FILES};
 use crate::control_files::READ_WRITE;
 use crate::instance::Instance;
 use crate::rftracefs::Dir;
-use kernel::{
-    new_mutex,
-    prelude::*,
-    sync::{Arc, Mutex, SetOnce},
-};
+use kernel::{prelude::*, sync::Arc};
 
 /// The mounted `events/` of the top-level instance.
 ///
@@ -34,14 +30,15 @@ struct Mounted {
     event_dirs: KVec<Option<Dir>>,
 }
 
-static TREE: SetOnce<Pin<KBox<Mutex<Option<Mounted>>>>> = SetOnce::new();
+kernel::sync::global_lock! {
+    // SAFETY: initialised by `init` at module load, before any use.
+    unsafe(uninit) static TREE: Mutex<Option<Mounted>> = None;
+}
 
-/// Makes the tree's lock, at load.
-pub(crate) fn init() -> Result {
-    if TREE.as_ref().is_none() {
-        TREE.populate(KBox::pin_init(new_mutex!(None), GFP_KERNEL)?);
-    }
-    Ok(())
+/// Makes the tree's lock. Called once, at module load, first.
+pub(crate) fn init() {
+    // SAFETY: called once, at module load, before any other use.
+    unsafe { TREE.init() };
 }
 
 /// Fills `events` (the mounted `events/` of `instance`) with a directory
@@ -53,8 +50,7 @@ pub(crate) fn init() -> Result {
 /// `events` belongs to a super block being filled, and [`detach`] is
 /// called before that super block is torn down.
 pub(crate) unsafe fn attach(events: Dir, instance: &Arc<Instance>) -> Result {
-    let tree = TREE.as_ref().ok_or(ENODEV)?;
-    let mut tree = tree.lock();
+    let mut tree = TREE.lock();
     // INVARIANT: the caller detaches before the super block goes.
     let mounted = tree.insert(Mounted {
         instance: instance.clone(),
@@ -72,17 +68,13 @@ pub(crate) unsafe fn attach(events: Dir, instance: &Arc<Instance>) -> Result {
 /// Stops following the catalog: the super block is being torn down, and
 /// its directories go with it.
 pub(crate) fn detach() {
-    if let Some(tree) = TREE.as_ref() {
-        *tree.lock() = None;
-    }
+    let mounted = TREE.lock().take();
+    drop(mounted);
 }
 
 /// Adds the directories of events `ids`, which just joined the catalog.
 pub(super) fn add(ids: &[u16]) -> Result {
-    let Some(tree) = TREE.as_ref() else {
-        return Ok(());
-    };
-    let mut tree = tree.lock();
+    let mut tree = TREE.lock();
     let (Some(mounted), Some(catalog)) = (Option::as_mut(&mut tree), catalog::lock()) else {
         return Ok(());
     };
@@ -93,10 +85,7 @@ pub(super) fn add(ids: &[u16]) -> Result {
 /// and those of systems left without events. Runs before the catalog
 /// forgets them.
 pub(super) fn remove(ids: &[u16]) {
-    let Some(tree) = TREE.as_ref() else {
-        return;
-    };
-    let mut tree = tree.lock();
+    let mut tree = TREE.lock();
     let (Some(mounted), Some(catalog)) = (Option::as_mut(&mut tree), catalog::lock()) else {
         return;
     };

@@ -53,7 +53,6 @@ impl ProbeEvents {
     /// Makes the registry; the events will record into `instance` (and
     /// any other that enables them).
     pub(crate) fn start(instance: Arc<Instance>) -> Result<Self> {
-        registry::init()?;
         Ok(ProbeEvents { instance })
     }
 }
@@ -68,5 +67,6 @@ impl Drop for ProbeEvents {
         if let Err(e) = registry.remove_all(&self.instance, None) {
             pr_warn!("probe events left behind at unload: {e:?}\n");
         }
+        registry.release_scratch();
     }
 }

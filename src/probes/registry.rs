@@ -7,9 +7,8 @@ use super::event::{ProbeEvent, ProbeKind};
 use super::scratch::Scratch;
 use crate::instance::Instance;
 use kernel::{
-    new_mutex,
     prelude::*,
-    sync::{Arc, Mutex, MutexGuard, SetOnce},
+    sync::{Arc, GlobalGuard},
 };
 
 /// The probe events.
@@ -19,27 +18,25 @@ pub(crate) struct Registry {
     scratch: Option<Arc<Scratch>>,
 }
 
-static REGISTRY: SetOnce<Pin<KBox<Mutex<Registry>>>> = SetOnce::new();
+kernel::sync::global_lock! {
+    // SAFETY: initialised by `init` at module load, before any use.
+    pub(crate) unsafe(uninit) static REGISTRY: Mutex<Registry> = Registry {
+        events: KVec::new(),
+        scratch: None,
+    };
+}
 
-/// Makes the registry, at load.
-pub(crate) fn init() -> Result {
-    if REGISTRY.as_ref().is_none() {
-        REGISTRY.populate(KBox::pin_init(
-            new_mutex!(Registry {
-                events: KVec::new(),
-                scratch: None,
-            }),
-            GFP_KERNEL,
-        )?);
-    }
-    Ok(())
+/// Makes the registry's lock. Called once, at module load, first.
+pub(crate) fn init() {
+    // SAFETY: called once, at module load, before any other use.
+    unsafe { REGISTRY.init() };
 }
 
 /// The registry, locked. Lock order: the registry, then an instance's
 /// event states, then a probe event's own lock, then the event tree and
 /// catalog.
-pub(crate) fn lock() -> Result<MutexGuard<'static, Registry>> {
-    Ok(REGISTRY.as_ref().ok_or(ENODEV)?.lock())
+pub(crate) fn lock() -> Result<GlobalGuard<REGISTRY>> {
+    Ok(REGISTRY.lock())
 }
 
 impl Registry {
@@ -53,6 +50,12 @@ impl Registry {
         self.events
             .iter()
             .find(|e| e.name() == name && group.is_none_or(|g| e.group() == g))
+    }
+
+    /// Drops the record buffers of the hit path: at module unload, once
+    /// every event is gone (statics are not dropped when a module goes).
+    pub(crate) fn release_scratch(&mut self) {
+        self.scratch = None;
     }
 
     /// The record buffers of the hit path.

@@ -227,6 +227,14 @@ impl EntryClient {
     }
 }
 
+impl Drop for EntryClient {
+    /// Frees the last table: the client's last reference is gone, so the
+    /// engine, which held one while it called the client, no longer does.
+    fn drop(&mut self) {
+        drop(self.publish(None));
+    }
+}
+
 impl FentryClient for EntryClient {
     fn call(
         &self,

@@ -29,7 +29,8 @@ if mount -t debugfs nodev /sys/kernel/debug 2>/dev/null && [ -f /sys/kernel/debu
 		echo "# kmemleak: $(grep -c '^unreferenced object' /tmp/kmemleak) suspected memory leaks; the first:"
 		awk '/^unreferenced object/ { n++ } n <= 20' /tmp/kmemleak | sed 's/^/# /'
 		echo "# kmemleak: the frames most of them were allocated from:"
-		grep -E '^ +\[<[0-9a-f]+>\] ' /tmp/kmemleak | sed 's/.*\] //' | sort | uniq -c | sort -rn | head -n 25 | sed 's/^/# /'
+		grep -E '^ +[_A-Za-z0-9.]+\+0x[0-9a-f]+/0x[0-9a-f]+' /tmp/kmemleak | sed 's/^ *//' |
+			sort | uniq -c | sort -rn | head -n 25 | sed 's/^/# /'
 	fi
 fi
 echo "# rftrace-selftests: done (status $status)"
