@@ -67,6 +67,6 @@ impl Drop for ProbeEvents {
         if let Err(e) = registry.remove_all(&self.instance, None) {
             pr_warn!("probe events left behind at unload: {e:?}\n");
         }
-        registry.release_scratch();
+        registry.release();
     }
 }

@@ -52,9 +52,11 @@ impl Registry {
             .find(|e| e.name() == name && group.is_none_or(|g| e.group() == g))
     }
 
-    /// Drops the record buffers of the hit path: at module unload, once
-    /// every event is gone (statics are not dropped when a module goes).
-    pub(crate) fn release_scratch(&mut self) {
+    /// Frees what the registry holds (the list's memory, the hit path's
+    /// record buffers): at module unload, once every event is gone
+    /// (statics are not dropped when a module goes).
+    pub(crate) fn release(&mut self) {
+        self.events = KVec::new();
         self.scratch = None;
     }
 

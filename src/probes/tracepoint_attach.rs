@@ -88,7 +88,15 @@ pub(crate) fn init() {
 /// Stops following modules: at module unload, after the probe events are
 /// gone (so nothing is enabled) and before the kernel probes' state goes.
 pub(crate) fn release() {
-    let notifiers = STATE.lock().notifiers.take();
+    let mut state = STATE.lock();
+    let notifiers = state.notifiers.take();
+    // The lists are empty; their memory goes too (a static is not dropped).
+    let lists = (
+        core::mem::take(&mut state.enabled),
+        core::mem::take(&mut state.stubs),
+    );
+    drop(state);
+    drop(lists);
     // Outside the lock: unregistering replays GOING to the callbacks.
     drop(notifiers);
 }
