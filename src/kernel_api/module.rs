@@ -215,6 +215,29 @@ impl<T: OnModule> PinnedDrop for ModuleNotifier<T> {
     }
 }
 
+/// A notifier at COMING and one at GOING, calling the same owner.
+pub(crate) type NotifierPair<T> = (Pin<KBox<ModuleNotifier<T>>>, Pin<KBox<ModuleNotifier<T>>>);
+
+/// Registers a [`NotifierPair`] on `chain` at `priority`, calling the
+/// static `owner`.
+pub(crate) fn register_pair<T: OnModule>(
+    chain: Chain,
+    priority: c_int,
+    owner: &'static T,
+) -> Result<NotifierPair<T>> {
+    let register = |state| {
+        // SAFETY: `owner` is static, so it outlives the notifier.
+        KBox::pin_init(
+            unsafe { ModuleNotifier::register_on(chain, priority, state, owner) },
+            GFP_KERNEL,
+        )
+    };
+    Ok((
+        register(ModuleState::Coming)?,
+        register(ModuleState::Going)?,
+    ))
+}
+
 /// The callback of a [`ModuleNotifier<T>`].
 ///
 /// # Safety

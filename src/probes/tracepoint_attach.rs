@@ -22,7 +22,9 @@
 //! ([`super::attach`]).
 
 use super::attach::{KernelPlace, KernelProbe};
-use crate::kernel_api::module::{Chain, Module, ModuleNotifier, ModuleState, OnModule};
+use crate::kernel_api::module::{
+    register_pair, Chain, Module, ModuleState, NotifierPair, OnModule,
+};
 use crate::kernel_api::tracepoint::{StubProbe, Tracepoint};
 use crate::probes::hit::ProbeHandler;
 use kernel::{prelude::*, str::CStr, sync::Arc};
@@ -65,10 +67,7 @@ pub(crate) struct State {
 }
 
 /// Following modules' tracepoints: at COMING, at GOING.
-type Notifiers = (
-    Pin<KBox<ModuleNotifier<Follower>>>,
-    Pin<KBox<ModuleNotifier<Follower>>>,
-);
+type Notifiers = NotifierPair<Follower>;
 
 kernel::sync::global_lock! {
     // SAFETY: initialised by `init` at module load, before any use.
@@ -235,15 +234,7 @@ fn follow_modules() -> Result {
     if STATE.lock().notifiers.is_some() {
         return Ok(());
     }
-    let register = |state| {
-        // SAFETY: `FOLLOWER` is static.
-        KBox::pin_init(
-            unsafe { ModuleNotifier::register_on(Chain::TracepointModules, 0, state, &FOLLOWER) },
-            GFP_KERNEL,
-        )
-    };
-    let coming = register(ModuleState::Coming)?;
-    let going = register(ModuleState::Going)?;
+    let (coming, going) = register_pair(Chain::TracepointModules, 0, &FOLLOWER)?;
     let mut state = STATE.lock();
     if state.notifiers.is_none() {
         state.notifiers = Some((coming, going));

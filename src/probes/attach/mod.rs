@@ -32,7 +32,9 @@ mod ret;
 use crate::fentry::{self, SiteSelector, UpdateError};
 use crate::graph::ReturnHook;
 use crate::kernel_api::kprobes::{self, KernelKprobe};
-use crate::kernel_api::module::{Module, ModuleNotifier, ModuleState, OnModule};
+use crate::kernel_api::module::{
+    register_pair, Chain, Module, ModuleState, NotifierPair, OnModule,
+};
 use crate::portable::probes::errors::ProbeErrorCode;
 use crate::probes::hit::ProbeHandler;
 use core::sync::atomic::{
@@ -118,10 +120,7 @@ struct Shared {
 }
 
 /// Following module loads and unloads.
-type Notifiers = (
-    Pin<KBox<ModuleNotifier<Follower>>>,
-    Pin<KBox<ModuleNotifier<Follower>>>,
-);
+type Notifiers = NotifierPair<Follower>;
 
 kernel::sync::global_lock! {
     // SAFETY: initialised by `init` at module load, before any use.
@@ -550,16 +549,7 @@ pub(crate) fn follow_modules() -> Result {
     }
     // After the engine's notifier (priority 0), which lists a coming
     // module's sites and unpatches a going one's.
-    // SAFETY: `FOLLOWER` is static.
-    let coming = KBox::pin_init(
-        unsafe { ModuleNotifier::register(-1, ModuleState::Coming, &FOLLOWER) },
-        GFP_KERNEL,
-    )?;
-    // SAFETY: as above.
-    let going = KBox::pin_init(
-        unsafe { ModuleNotifier::register(-1, ModuleState::Going, &FOLLOWER) },
-        GFP_KERNEL,
-    )?;
+    let (coming, going) = register_pair(Chain::Modules, -1, &FOLLOWER)?;
     let mut state = STATE.lock();
     if state.notifiers.is_none() {
         state.notifiers = Some((coming, going));
