@@ -49,6 +49,11 @@ void rft_inode_unlock(struct inode *inode)
 	inode_unlock(inode);
 }
 
+void rft_inode_lock_parent(struct inode *inode)
+{
+	inode_lock_nested(inode, I_MUTEX_PARENT);
+}
+
 bool rft_d_is_reg(const struct dentry *dentry)
 {
 	return d_is_reg(dentry);

@@ -13,6 +13,7 @@
 struct inode *rft_d_inode(const struct dentry *dentry);
 void rft_inode_lock(struct inode *inode);
 void rft_inode_unlock(struct inode *inode);
+void rft_inode_lock_parent(struct inode *inode);
 bool rft_d_is_reg(const struct dentry *dentry);
 struct inode *rft_d_real_inode(const struct dentry *dentry);
 void rft_pagefault_disable(void);

@@ -36,19 +36,24 @@ const MAX_VALUE_WRITE: usize = 128;
 /// The longest write `tracing_cpumask` accepts (enough for `MAX_CPUS` bits).
 const MAX_MASK_WRITE: usize = 256;
 
+/// The control files only the top level has, as in the kernel (its task
+/// names and formats are global): name, permissions, behaviour.
+const TOP_LEVEL_FILES: &[(&str, u16, &Attribute)] = &[
+    ("README", READ_ONLY, &README),
+    ("saved_cmdlines", READ_ONLY, &SAVED_CMDLINES),
+    ("saved_cmdlines_size", READ_WRITE, &SAVED_CMDLINES_SIZE),
+    ("saved_tgids", READ_ONLY, &SAVED_TGIDS),
+    ("printk_formats", READ_ONLY, &PRINTK_FORMATS),
+];
+
 /// The control files of every instance: name, permissions, behaviour.
 const FILES: &[(&str, u16, &Attribute)] = &[
-    ("README", READ_ONLY, &README),
     ("tracing_on", READ_WRITE, &TRACING_ON),
     ("available_tracers", READ_ONLY, &AVAILABLE_TRACERS),
     ("current_tracer", READ_WRITE, &CURRENT_TRACER),
     ("trace_options", READ_WRITE, &TRACE_OPTIONS),
     ("tracing_cpumask", READ_WRITE, &TRACING_CPUMASK),
     ("error_log", READ_WRITE, &ERROR_LOG),
-    ("saved_cmdlines", READ_ONLY, &SAVED_CMDLINES),
-    ("saved_cmdlines_size", READ_WRITE, &SAVED_CMDLINES_SIZE),
-    ("saved_tgids", READ_ONLY, &SAVED_TGIDS),
-    ("printk_formats", READ_ONLY, &PRINTK_FORMATS),
     ("buffer_size_kb", READ_WRITE, &BUFFER_SIZE_KB),
     ("buffer_total_size_kb", READ_ONLY, &BUFFER_TOTAL_SIZE_KB),
     ("buffer_percent", READ_WRITE, &BUFFER_PERCENT),
@@ -193,10 +198,18 @@ static AVAILABLE_FUNCTIONS_FOPS: OpTable<crate::bindings::file_operations> =
 static FILTER_FOPS: OpTable<crate::bindings::file_operations> =
     OpTable(stream_fops::<FilterFile>());
 
-/// Creates the control files of `instance` in `dir`.
+/// Creates the control files of `instance` in `dir`: those of the top
+/// level, or of an instance under `instances/` (which, as the kernel's,
+/// lacks the files of global state).
 pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
+    let top = instance.is_top();
     for &(name, permissions, attr) in FILES {
         dir.file(name, permissions, attr, instance, 0)?;
+    }
+    if top {
+        for &(name, permissions, attr) in TOP_LEVEL_FILES {
+            dir.file(name, permissions, attr, instance, 0)?;
+        }
     }
     dir.stream_file("trace", READ_WRITE, &TRACE_FOPS, instance, 0)?;
     dir.stream_file("trace_pipe", READ_ONLY, &TRACE_PIPE_FOPS, instance, 0)?;
@@ -213,7 +226,9 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     populate_function_files(dir, instance)?;
     let options = dir.dir("options")?;
     for (index, option) in all_option_files().enumerate() {
-        options.file(option.name, READ_WRITE, &OPTION_FILE, instance, index)?;
+        if top || !trace_options::TOP_LEVEL_ONLY.contains(option) {
+            options.file(option.name, READ_WRITE, &OPTION_FILE, instance, index)?;
+        }
     }
     let events = dir.dir("events")?;
     events.file("header_page", READ_ONLY, &HEADER_PAGE, instance, 0)?;
@@ -236,8 +251,10 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
     // SAFETY: `events` is a directory of the super block being filled,
     // which `kill_sb` detaches from the event tree before tearing it down.
     unsafe { crate::events::files::populate(dir, events, instance)? };
-    // Only the top-level directory has them (there is no other yet).
-    crate::probes::files::populate(dir, instance)?;
+    if top {
+        // Probe events are defined at the top level only, as the kernel's.
+        crate::probes::files::populate(dir, instance)?;
+    }
     let per_cpu = dir.dir("per_cpu")?;
     for cpu in 0..instance.buffer().nr_cpus() {
         let name = CString::try_from_fmt(fmt!("cpu{cpu}"))?;
@@ -309,21 +326,25 @@ static MAX_GRAPH_DEPTH: Attribute = Attribute {
 
 /// The function tracers' files.
 fn populate_function_files(dir: &Dir, instance: &Arc<Instance>) -> Result {
-    let list = &AVAILABLE_FUNCTIONS_FOPS;
-    dir.stream_file("available_filter_functions", READ_ONLY, list, instance, 0)?;
-    dir.stream_file(
-        "available_filter_functions_addrs",
-        READ_ONLY,
-        list,
-        instance,
-        1,
-    )?;
-    dir.stream_file("enabled_functions", READ_ONLY, list, instance, 2)?;
+    if instance.is_top() {
+        // The kernel's lists of functions, and its function_graph filters
+        // and depth, are global: files of the top level only.
+        let list = &AVAILABLE_FUNCTIONS_FOPS;
+        dir.stream_file("available_filter_functions", READ_ONLY, list, instance, 0)?;
+        dir.stream_file(
+            "available_filter_functions_addrs",
+            READ_ONLY,
+            list,
+            instance,
+            1,
+        )?;
+        dir.stream_file("enabled_functions", READ_ONLY, list, instance, 2)?;
+        dir.stream_file("set_graph_function", READ_WRITE, &FILTER_FOPS, instance, 2)?;
+        dir.stream_file("set_graph_notrace", READ_WRITE, &FILTER_FOPS, instance, 3)?;
+        dir.file("max_graph_depth", READ_WRITE, &MAX_GRAPH_DEPTH, instance, 0)?;
+    }
     dir.stream_file("set_ftrace_filter", READ_WRITE, &FILTER_FOPS, instance, 0)?;
     dir.stream_file("set_ftrace_notrace", READ_WRITE, &FILTER_FOPS, instance, 1)?;
-    dir.stream_file("set_graph_function", READ_WRITE, &FILTER_FOPS, instance, 2)?;
-    dir.stream_file("set_graph_notrace", READ_WRITE, &FILTER_FOPS, instance, 3)?;
-    dir.file("max_graph_depth", READ_WRITE, &MAX_GRAPH_DEPTH, instance, 0)?;
     dir.file("set_ftrace_pid", READ_WRITE, &PID_FILTER, instance, 0)?;
     dir.file(
         "set_ftrace_notrace_pid",

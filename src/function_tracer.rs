@@ -61,7 +61,7 @@ impl FunctionState {
 
     /// The graph tracer's view of `set_graph_function` and
     /// `set_graph_notrace`.
-    fn graph_filters(&self) -> GraphFilters {
+    pub(crate) fn graph_filters(&self) -> GraphFilters {
         GraphFilters {
             functions: self.graph_functions.clone(),
             notrace: self.graph_notrace.clone(),
@@ -107,26 +107,26 @@ pub(crate) fn stop(state: &mut FunctionState) {
 }
 
 /// Starts the function_graph tracer of `instance` on the sites the
-/// function filters select. Returns whether functions had to be left
-/// out, as [`start`] does.
+/// function filters select, with graph filters `filters`. Returns whether
+/// functions had to be left out, as [`start`] does.
 pub(crate) fn start_graph(
     instance: &Instance,
     state: &mut FunctionState,
+    filters: GraphFilters,
 ) -> Result<bool, InputError> {
     if state.graph.is_some() {
         return Ok(false);
     }
-    let (session, skipped) =
-        GraphSession::start(instance, state.selector()?, state.graph_filters())?;
+    let (session, skipped) = GraphSession::start(instance, state.selector()?, filters)?;
     state.graph = Some(session);
     Ok(skipped)
 }
 
 /// Hands a running function_graph tracer new `set_graph_function` and
 /// `set_graph_notrace` sets (they apply per call: no re-patching).
-pub(crate) fn regraph(state: &FunctionState) -> Result<(), InputError> {
+pub(crate) fn regraph(state: &FunctionState, filters: GraphFilters) -> Result<(), InputError> {
     match &state.graph {
-        Some(graph) => graph.set_filters(state.graph_filters()),
+        Some(graph) => graph.set_filters(filters),
         None => Ok(()),
     }
 }

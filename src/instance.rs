@@ -2,9 +2,10 @@
 
 //! Trace instances: the state behind one tracing directory.
 //!
-//! The top level of rftracefs is an instance, and so (later) is every
-//! directory made under `instances/`. Each has its own switch, options,
-//! tracer, CPU mask and error log.
+//! The top level of rftracefs is an instance, and so is every directory
+//! made under `instances/` (see [`crate::instances`] for the list of them
+//! and their life). Each has its own switch, options, tracer, filters,
+//! events, buffers, CPU mask and error log.
 
 use crate::bindings;
 use crate::events::state::EventStates;
@@ -12,6 +13,7 @@ use crate::fentry::CallContext;
 use crate::full_waiters::FullWaiters;
 use crate::function_filter::{FilterKind, FilterSet};
 use crate::function_tracer::{self, FunctionState};
+use crate::graph::GraphFilters;
 use crate::pid_filter::{ForkFollower, PidFilters};
 use crate::portable::records::function as function_record;
 use crate::portable::records::graph::{self as graph_record, GraphExit};
@@ -33,13 +35,17 @@ use crate::wait::WaitQueue;
 use core::fmt;
 use core::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
-    Ordering::{Acquire, Relaxed, SeqCst},
+    Ordering::{AcqRel, Acquire, Relaxed, SeqCst},
 };
 use kernel::{
     new_mutex,
     prelude::*,
+    str::{CStr, CString},
     sync::{Arc, Mutex},
 };
+
+/// The bit of [`Instance::users`] set once `rmdir` removed the instance.
+const REMOVED: u32 = 1 << 31;
 
 /// The settings of an instance that are changed only by writes to its files.
 struct Control {
@@ -67,6 +73,13 @@ struct Control {
 /// `buffer` (never both of these at once); `functions` is never held while
 /// taking `control`; `tasks` (see [`TaskInfo`]) after `control` or `events`.
 ///
+/// An instance of `instances/` takes its `functions` lock before the top
+/// level's (which holds its graph filters).
+///
+/// `users` counts the open files of the instance; once `rmdir` has set
+/// its [`REMOVED`] bit (possible only while it is zero), no file opens
+/// any more.
+///
 /// The buffer is swapped when resized: `buffer` owns the current one and
 /// hands references to readers; `live` points at the same buffer for
 /// writers, who use it with preemption off and no lock. A replaced buffer
@@ -74,6 +87,14 @@ struct Control {
 /// using it.
 #[pin_data(PinnedDrop)]
 pub(crate) struct Instance {
+    /// The directory's name under `instances/`; `None` for the top level.
+    name: Option<CString>,
+    /// For an instance of `instances/`, the top level: its
+    /// `set_graph_function`, `set_graph_notrace` and `max_graph_depth`
+    /// apply here too (they are global in the kernel).
+    top: Option<Arc<Instance>>,
+    /// Open files, and [`REMOVED`].
+    users: AtomicU32,
     tracing_on: AtomicBool,
     /// Readers of `trace` holding recording off (`pause-on-trace`); it
     /// does not change what `tracing_on` shows, as in ftrace.
@@ -125,8 +146,24 @@ impl Instance {
     /// Creates the top-level instance, in its initial state: tracing on,
     /// the `nop` tracer, default options, every possible CPU traced.
     pub(crate) fn new_top() -> Result<Arc<Self>> {
+        Self::new(None, None, OptionSet::defaults())
+    }
+
+    /// Creates instance `name` of `instances/`, as the kernel makes one:
+    /// the top level's general options (see
+    /// [`OptionSet::for_new_instance`]), otherwise as a new top level.
+    pub(crate) fn new_named(name: CString, top: Arc<Instance>) -> Result<Arc<Self>> {
+        let options = OptionSet::for_new_instance(top.options());
+        Self::new(Some(name), Some(top), options)
+    }
+
+    fn new(
+        name: Option<CString>,
+        top: Option<Arc<Instance>>,
+        options: OptionSet,
+    ) -> Result<Arc<Self>> {
         let errors = KBox::new(ErrorLog::new(), GFP_KERNEL)?;
-        let tasks = TaskInfo::new(nr_cpu_ids(), OptionSet::defaults())?;
+        let tasks = TaskInfo::new(nr_cpu_ids(), options)?;
         let mut pages = KVec::new();
         for _ in 0..nr_cpu_ids() {
             pages.push(
@@ -134,7 +171,8 @@ impl Instance {
                 GFP_KERNEL,
             )?;
         }
-        let buffer = Arc::new(TraceBuffer::new(&pages, true)?, GFP_KERNEL)?;
+        let overwrite = options.has(trace_options::OVERWRITE);
+        let buffer = Arc::new(TraceBuffer::new(&pages, overwrite)?, GFP_KERNEL)?;
         buffer.set_time_start(local_clock_ns());
         let functions = FunctionState::new()?;
         let events = EventStates::new()?;
@@ -145,9 +183,12 @@ impl Instance {
         let live = Arc::into_raw(buffer.clone()).cast_mut();
         Arc::pin_init(
             pin_init!(Self {
+                name,
+                top,
+                users: AtomicU32::new(0),
                 tracing_on: AtomicBool::new(true),
                 paused: AtomicU32::new(0),
-                options: AtomicU64::new(OptionSet::defaults().0),
+                options: AtomicU64::new(options.0),
                 clock: AtomicU32::new(u32::from(TraceClock::Local.index())),
                 counter: AtomicU64::new(0),
                 marker_ip: crate::symbols::address_of(kernel::c_str!("tracing_mark_write"))
@@ -174,6 +215,58 @@ impl Instance {
             }),
             GFP_KERNEL,
         )
+    }
+
+    /// The name under `instances/`; `None` for the top level.
+    pub(crate) fn name(&self) -> Option<&CStr> {
+        self.name.as_deref()
+    }
+
+    /// Whether this is the top level.
+    pub(crate) fn is_top(&self) -> bool {
+        self.name.is_none()
+    }
+
+    /// Counts a file of the instance being opened; `ENODEV` once the
+    /// instance was removed. Each success is paired with
+    /// [`Self::close_file`].
+    pub(crate) fn open_file(&self) -> Result {
+        self.users
+            .fetch_update(AcqRel, Acquire, |users| {
+                (users & REMOVED == 0).then_some(users + 1)
+            })
+            .map(|_| ())
+            .map_err(|_| ENODEV)
+    }
+
+    /// Counts a file of the instance closed.
+    pub(crate) fn close_file(&self) {
+        self.users.fetch_sub(1, AcqRel);
+    }
+
+    /// Marks the instance removed, so that none of its files opens any
+    /// more; `EBUSY` while one is open, as the kernel refuses to remove
+    /// an instance in use.
+    pub(crate) fn mark_removed(&self) -> Result {
+        self.users
+            .compare_exchange(0, REMOVED, AcqRel, Acquire)
+            .map(|_| ())
+            .map_err(|_| EBUSY)
+    }
+
+    /// Stops everything that calls into the instance: its events, its
+    /// tracer, the fork followers and the task name probes. What the
+    /// kernel's removal of an instance does before freeing it; the
+    /// instance stays usable (for `Drop`, which does it again).
+    pub(crate) fn shut_down(&self) {
+        self.events.lock().disable_all(self);
+        let mut control = self.control.lock();
+        self.stop_tracer(control.tracer.kind);
+        control.tracer = &tracer::NOP;
+        control.function_fork = None;
+        control.event_fork = None;
+        drop(control);
+        self.tasks.stop();
     }
 
     /// Whether events are being recorded (`tracing_on`).
@@ -530,7 +623,8 @@ impl Instance {
             }
             tracer::Kind::FunctionGraph => {
                 let mut functions = self.functions.lock();
-                function_tracer::start_graph(self, &mut functions)?
+                let filters = self.graph_filters(&functions);
+                function_tracer::start_graph(self, &mut functions, filters)?
             }
         };
         control.tracer = tracer;
@@ -583,17 +677,21 @@ impl Instance {
         let mut functions = self.functions.lock();
         let slot = functions.set_mut(kind);
         let old = core::mem::replace(slot, new);
-        let applied = match kind {
-            FilterKind::Filter | FilterKind::Notrace => function_tracer::refilter(&functions),
-            FilterKind::GraphFunction | FilterKind::GraphNotrace => {
-                function_tracer::regraph(&functions).map(|()| false)
-            }
+        let graph = matches!(kind, FilterKind::GraphFunction | FilterKind::GraphNotrace);
+        let applied = if graph {
+            let filters = self.graph_filters(&functions);
+            function_tracer::regraph(&functions, filters).map(|()| false)
+        } else {
+            function_tracer::refilter(&functions)
         };
         match applied {
             Ok(skipped) => {
                 drop(functions);
                 if skipped {
                     self.log_error(kind.file_name(), InputError::SomeFunctionsBusy, b"");
+                }
+                if graph && self.is_top() {
+                    regraph_instances();
                 }
                 Ok(())
             }
@@ -604,11 +702,35 @@ impl Instance {
         }
     }
 
+    /// The function_graph filters in force here, given this instance's
+    /// locked `functions`: its own at the top level, the top level's in
+    /// an instance of `instances/`.
+    fn graph_filters(&self, own: &FunctionState) -> GraphFilters {
+        match &self.top {
+            Some(top) => top.functions.lock().graph_filters(),
+            None => own.graph_filters(),
+        }
+    }
+
+    /// Hands a running function_graph tracer of an instance of
+    /// `instances/` the top level's graph filters, which changed.
+    fn regraph_from_top(&self) {
+        let functions = self.functions.lock();
+        let filters = self.graph_filters(&functions);
+        if let Err(e) = function_tracer::regraph(&functions, filters) {
+            self.log_error("set_graph_function", e, b"");
+        }
+    }
+
     /// `max_graph_depth`: how deep the function_graph tracer follows calls
-    /// (0: no limit).
+    /// (0: no limit); the top level's.
     #[inline]
     pub(crate) fn max_graph_depth(&self) -> u32 {
-        self.max_graph_depth.load(Relaxed)
+        self.top
+            .as_deref()
+            .unwrap_or(self)
+            .max_graph_depth
+            .load(Relaxed)
     }
 
     /// Sets `max_graph_depth`; it applies from the next call on.
@@ -840,16 +962,20 @@ impl PinnedDrop for Instance {
     fn drop(self: Pin<&mut Self>) {
         // The engine, the event counters and the fork probes must not call
         // into the instance any more.
-        self.events.lock().disable_all(&self);
-        function_tracer::stop(&mut self.functions.lock());
-        let mut control = self.control.lock();
-        control.function_fork = None;
-        control.event_fork = None;
-        drop(control);
-        self.tasks.stop();
+        self.shut_down();
         // SAFETY: `live` holds a reference made by `Arc::into_raw`; no
         // writer runs any more when the instance itself goes away.
         drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });
+    }
+}
+
+/// Hands every instance of `instances/` running function_graph the top
+/// level's graph filters, which changed.
+fn regraph_instances() {
+    for instance in crate::instances::list::all().unwrap_or_default().iter() {
+        if !instance.is_top() {
+            instance.regraph_from_top();
+        }
     }
 }
 

@@ -20,6 +20,7 @@ mod function_tracer;
 mod graph;
 mod held_task;
 mod instance;
+mod instances;
 mod kernel_api;
 mod ksyms;
 mod pid_filter;
@@ -36,7 +37,7 @@ mod tracer;
 mod try_lock;
 mod wait;
 
-use kernel::prelude::*;
+use kernel::{prelude::*, sync::Arc};
 
 module! {
     type: Rftrace,
@@ -60,10 +61,10 @@ module! {
     },
 }
 
-/// The loaded module: the registered file system and the top-level trace
-/// instance it shows, over the patch engine. Fields drop in order: the
-/// probe events first, then the module and CPU-hotplug followers of
-/// events, then the file system (and every tracer with it), then the
+/// The loaded module: the registered file system and the trace instances
+/// it shows, over the patch engine. Fields drop in order: the probe events
+/// first, then the module and CPU-hotplug followers of events, then the
+/// file system, then the instances (and every tracer with them), then the
 /// function_graph tracers' shadow stacks, then the engine.
 #[pin_data]
 struct Rftrace {
@@ -72,6 +73,7 @@ struct Rftrace {
     cpu_events: Option<events::hotplug::CpuEvents>,
     #[pin]
     fs: rftracefs::Registration,
+    instances: InstancesListed,
     graph: GraphRunning,
     engine: EngineRunning,
     /// Last: the catalog outlives everything that uses its events.
@@ -85,6 +87,23 @@ struct CatalogLoaded;
 impl Drop for CatalogLoaded {
     fn drop(&mut self) {
         events::catalog::unload();
+    }
+}
+
+/// The top-level instance is listed; dropping this shuts every instance
+/// down and empties the list.
+struct InstancesListed;
+
+impl InstancesListed {
+    fn list(top: Arc<instance::Instance>) -> Self {
+        instances::list::set_top(top);
+        InstancesListed
+    }
+}
+
+impl Drop for InstancesListed {
+    fn drop(&mut self) {
+        instances::list::unload();
     }
 }
 
@@ -127,6 +146,7 @@ impl Drop for EngineRunning {
 impl kernel::InPlaceModule for Rftrace {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         let debug_patching = *module_parameters::debug_patching.value() != 0;
+        instances::list::init();
         probes::attach::init();
         probes::tracepoint_attach::init();
         probes::registry::init();
@@ -141,22 +161,6 @@ impl kernel::InPlaceModule for Rftrace {
             pr_warn!("kernel trace events not available ({e:?}); events/ shows none\n");
         }
         let top = instance::Instance::new_top();
-        let module_events = match (&top, events_loaded) {
-            (Ok(top), Ok(())) => events::modules::ModuleEvents::follow(top.clone())
-                .inspect_err(|e| pr_warn!("module events not followed ({e:?})\n"))
-                .ok(),
-            _ => None,
-        };
-        let cpu_events = top.as_ref().ok().and_then(|top| {
-            events::hotplug::CpuEvents::follow(top.clone())
-                .inspect_err(|e| pr_warn!("events not renewed on CPUs back online ({e:?})\n"))
-                .ok()
-        });
-        let probe_events = top.as_ref().ok().and_then(|top| {
-            probes::ProbeEvents::start(top.clone())
-                .inspect_err(|e| pr_warn!("probe events not available ({e:?})\n"))
-                .ok()
-        });
         if let Ok(top) = &top {
             bench::run(
                 top,
@@ -164,13 +168,29 @@ impl kernel::InPlaceModule for Rftrace {
                 *module_parameters::bench_reader.value() != 0,
             );
         }
+        // Listed from here on: if loading fails below, dropping `listed`
+        // shuts the instances down.
+        let listed = top.map(InstancesListed::list);
+        let module_events = match (&listed, events_loaded) {
+            (Ok(_), Ok(())) => events::modules::ModuleEvents::follow()
+                .inspect_err(|e| pr_warn!("module events not followed ({e:?})\n"))
+                .ok(),
+            _ => None,
+        };
+        let cpu_events = listed.as_ref().ok().and_then(|_| {
+            events::hotplug::CpuEvents::follow()
+                .inspect_err(|e| pr_warn!("events not renewed on CPUs back online ({e:?})\n"))
+                .ok()
+        });
+        let probe_events = listed.as_ref().ok().map(|_| probes::ProbeEvents::start());
         try_pin_init!(Self {
             probe_events,
             module_events,
             cpu_events,
             engine: engine?,
             graph: graph?,
-            fs <- rftracefs::Registration::new(module, top?),
+            fs <- rftracefs::Registration::new(module),
+            instances: listed?,
             catalog: CatalogLoaded,
         })
     }

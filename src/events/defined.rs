@@ -82,17 +82,19 @@ pub(crate) fn withdraw(id: u16) {
     forget(id);
 }
 
-/// Removes the defined event `id` from `instance` (where it must be
-/// disabled already), `events/` and the catalog; the buffer is cleared if
-/// the event was ever enabled there, as the kernel does, since its id
-/// will be reused. May sleep.
-pub(crate) fn remove(instance: &crate::instance::Instance, id: u16) {
-    let used = instance.events().forget(instance, &[id]);
+/// Removes the defined event `id` from every instance (where it must be
+/// disabled already), `events/` and the catalog; an instance's buffer is
+/// cleared if the event was ever enabled there, as the kernel does, since
+/// its id will be reused. May sleep.
+pub(crate) fn remove(id: u16) {
+    let all = crate::instances::list::all().unwrap_or_default();
     super::tree::remove(&[id]);
-    forget(id);
-    if used {
-        instance.clear(None);
+    for instance in all.iter() {
+        if instance.events().forget(instance, &[id]) {
+            instance.clear(None);
+        }
     }
+    forget(id);
 }
 
 /// Takes event `id` out of the catalog.

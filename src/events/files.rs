@@ -46,13 +46,15 @@ pub(super) static SYSTEM_FILES: &[(&str, &Attribute)] =
 /// [`super::tree::detach`].
 pub(crate) unsafe fn populate(dir: &Dir, events: Dir, instance: &Arc<Instance>) -> Result {
     dir.file("set_event", READ_WRITE, &SET_EVENT, instance, 0)?;
-    dir.file(
-        "available_events",
-        READ_ONLY,
-        &AVAILABLE_EVENTS,
-        instance,
-        0,
-    )?;
+    if instance.is_top() {
+        dir.file(
+            "available_events",
+            READ_ONLY,
+            &AVAILABLE_EVENTS,
+            instance,
+            0,
+        )?;
+    }
     dir.file("set_event_pid", READ_WRITE, &EVENT_PIDS, instance, 0)?;
     dir.file(
         "set_event_notrace_pid",

@@ -6,7 +6,7 @@
 //! The counters are made by a work item: making one registers with perf,
 //! which waits for the hotplug lock the hotplug callback runs under.
 
-use crate::instance::Instance;
+use crate::instances;
 use crate::kernel_api::cpuhp::{CpuOnline, OnCpuOnline};
 use crate::kernel_api::workqueue::{default_queue, flush};
 use core::sync::atomic::{AtomicBool, Ordering::AcqRel, Ordering::Release};
@@ -20,7 +20,6 @@ use kernel::{
 /// The work of renewing counters on CPUs back online.
 #[pin_data]
 struct Renewal {
-    instance: Arc<Instance>,
     /// By CPU: came online since the work last ran.
     pending: KVec<AtomicBool>,
     #[pin]
@@ -37,7 +36,9 @@ impl WorkItem for Renewal {
     fn run(this: Arc<Renewal>) {
         for (cpu, pending) in this.pending.iter().enumerate() {
             if pending.swap(false, AcqRel) {
-                this.instance.events().cpu_online(cpu);
+                for instance in instances::list::all().unwrap_or_default().iter() {
+                    instance.events().cpu_online(cpu);
+                }
             }
         }
     }
@@ -65,15 +66,14 @@ pub(crate) struct CpuEvents {
 }
 
 impl CpuEvents {
-    /// Starts renewing `instance`'s counters on CPUs that come online.
-    pub(crate) fn follow(instance: Arc<Instance>) -> Result<Self> {
+    /// Starts renewing every instance's counters on CPUs that come online.
+    pub(crate) fn follow() -> Result<Self> {
         let mut pending = KVec::new();
         for _ in 0..crate::instance::nr_cpu_ids() {
             pending.push(AtomicBool::new(false), GFP_KERNEL)?;
         }
         let renewal = Arc::pin_init(
             pin_init!(Renewal {
-                instance,
                 pending,
                 work <- new_work!("rftrace::events::renewal"),
             }),

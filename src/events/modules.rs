@@ -13,20 +13,18 @@
 //! the kernel will give their ids to other events.
 
 use super::{catalog, tree};
-use crate::instance::Instance;
+use crate::instances;
 use crate::kernel_api::module::{Module, ModuleNotifier, ModuleState, OnModule};
-use kernel::{prelude::*, sync::Arc};
+use kernel::prelude::*;
 
 /// Priority of the COMING listener: after the kernel's event notifier.
 const AFTER_KERNEL_EVENTS: i32 = 0;
 /// Priority of the GOING listener: before the kernel's event notifier.
 const BEFORE_KERNEL_EVENTS: i32 = 2;
 
-/// What the notifiers act on.
-struct Follower {
-    /// The instance whose events are disabled when their module goes.
-    instance: Arc<Instance>,
-}
+/// What the notifiers act on: the catalog, the event tree and every
+/// instance.
+struct Follower;
 
 /// Module events are followed while this lives. Fields drop in order: the
 /// notifiers before the follower they call.
@@ -37,10 +35,10 @@ pub(crate) struct ModuleEvents {
 }
 
 impl ModuleEvents {
-    /// Starts following modules for `instance`, and adds the events of
-    /// modules that came since the catalog was read.
-    pub(crate) fn follow(instance: Arc<Instance>) -> Result<Self> {
-        let follower = KBox::new(Follower { instance }, GFP_KERNEL)?;
+    /// Starts following modules, and adds the events of modules that came
+    /// since the catalog was read.
+    pub(crate) fn follow() -> Result<Self> {
+        let follower = KBox::new(Follower, GFP_KERNEL)?;
         let owner: *const Follower = &*follower;
         // SAFETY: the follower is boxed (stable address) and dropped after
         // the notifiers (field order).
@@ -85,8 +83,9 @@ impl Follower {
         }
         // SAFETY: the module is coming, so live during its notification.
         if let Ok(name) = unsafe { module.name() }.to_str() {
-            let instance = &self.instance;
-            instance.events().apply_pending(instance, name);
+            for instance in instances::list::all().unwrap_or_default().iter() {
+                instance.events().apply_pending(instance, name);
+            }
         }
     }
 
@@ -97,13 +96,24 @@ impl Follower {
             Ok(ids) => ids,
             Err(e) => return pr_warn!("cannot list a going module's events: {e:?}\n"),
         };
-        let used = self.instance.events().forget(&self.instance, &ids);
+        let all = instances::list::all().unwrap_or_default();
+        let mut used = KVec::new();
+        for instance in all.iter() {
+            let was_used = instance.events().forget(instance, &ids);
+            // On failure the buffer is cleared (a needless loss, never a
+            // record read under another event's id).
+            if used.push(was_used, GFP_KERNEL).is_err() {
+                used.clear();
+            }
+        }
         tree::remove(&ids);
         if let Err(e) = catalog::remove_module(module) {
             pr_warn!("cannot forget a going module's events: {e:?}\n");
         }
-        if used {
-            self.instance.clear(None);
+        for (index, instance) in all.iter().enumerate() {
+            if used.get(index).copied().unwrap_or(true) {
+                instance.clear(None);
+            }
         }
     }
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The directories of `events/` while rftracefs is mounted: made at mount
-//! for the events of the catalog, and added and removed as modules with
-//! events come and go.
+//! The directories of `events/` while rftracefs is mounted, in every
+//! instance: made at mount (or at the instance's `mkdir`) for the events
+//! of the catalog, and added and removed as modules with events come and
+//! go and as probe events are defined and removed.
 //!
-//! Lock order: the tree, then the catalog (then the VFS's directory
-//! locks). The super block's `s_umount` comes before the tree (mount and
-//! unmount attach and detach it).
+//! Lock order: the instance list, then the tree, then the catalog (then
+//! the VFS's directory locks). The super block's `s_umount` comes before
+//! the tree (mount and unmount attach and detach it).
 
 use super::catalog::{self, Catalog, Event, EventKey};
 use super::files::{EVENT_FILES, SYSTEM_FILES};
@@ -15,7 +16,7 @@ use crate::instance::Instance;
 use crate::rftracefs::Dir;
 use kernel::{prelude::*, sync::Arc};
 
-/// The mounted `events/` of the top-level instance.
+/// The mounted `events/` of one instance.
 ///
 /// # Invariants
 ///
@@ -32,7 +33,7 @@ struct Mounted {
 
 kernel::sync::global_lock! {
     // SAFETY: initialised by `init` at module load, before any use.
-    unsafe(uninit) static TREE: Mutex<Option<Mounted>> = None;
+    unsafe(uninit) static TREE: Mutex<KVec<Mounted>> = KVec::new();
 }
 
 /// Makes the tree's lock. Called once, at module load, first.
@@ -52,33 +53,54 @@ pub(crate) fn init() {
 pub(crate) unsafe fn attach(events: Dir, instance: &Arc<Instance>) -> Result {
     let mut tree = TREE.lock();
     // INVARIANT: the caller detaches before the super block goes.
-    let mounted = tree.insert(Mounted {
+    let mut mounted = Mounted {
         instance: instance.clone(),
         events,
         systems: KVec::new(),
         event_dirs: KVec::new(),
-    });
-    let Some(catalog) = catalog::lock() else {
-        return Ok(());
     };
-    let ids: KVec<u16> = collect(catalog.ids())?;
-    mounted.add(&catalog, &ids)
+    if let Some(catalog) = catalog::lock() {
+        let ids: KVec<u16> = collect(catalog.ids())?;
+        mounted.add(&catalog, &ids)?;
+    }
+    tree.push(mounted, GFP_KERNEL)?;
+    Ok(())
 }
 
-/// Stops following the catalog: the super block is being torn down, and
-/// its directories go with it.
+/// Stops following the catalog in every instance: the super block is
+/// being torn down, and its directories go with it.
 pub(crate) fn detach() {
-    let mounted = TREE.lock().take();
+    let mounted = core::mem::take(&mut *TREE.lock());
     drop(mounted);
 }
 
-/// Adds the directories of events `ids`, which just joined the catalog.
+/// Stops following the catalog in `instance`'s `events/`: its directory
+/// is about to be removed.
+pub(crate) fn detach_instance(instance: &Instance) {
+    let mut tree = TREE.lock();
+    let mut index = 0;
+    while index < tree.len() {
+        if core::ptr::eq(&*tree[index].instance, instance) {
+            drop(tree.remove(index));
+        } else {
+            index += 1;
+        }
+    }
+}
+
+/// Adds the directories of events `ids`, which just joined the catalog,
+/// in every instance; all are tried, the first error is returned.
 pub(super) fn add(ids: &[u16]) -> Result {
     let mut tree = TREE.lock();
-    let (Some(mounted), Some(catalog)) = (Option::as_mut(&mut tree), catalog::lock()) else {
+    let Some(catalog) = catalog::lock() else {
         return Ok(());
     };
-    mounted.add(&catalog, ids)
+    let mut result = Ok(());
+    for mounted in tree.iter_mut() {
+        let added = mounted.add(&catalog, ids);
+        result = result.and(added);
+    }
+    result
 }
 
 /// Removes the directories of events `ids`, about to leave the catalog,
@@ -86,29 +108,33 @@ pub(super) fn add(ids: &[u16]) -> Result {
 /// forgets them.
 pub(super) fn remove(ids: &[u16]) {
     let mut tree = TREE.lock();
-    let (Some(mounted), Some(catalog)) = (Option::as_mut(&mut tree), catalog::lock()) else {
+    let Some(catalog) = catalog::lock() else {
         return;
     };
-    for &id in ids {
-        if let Some(dir) = mounted
-            .event_dirs
-            .get_mut(usize::from(id))
-            .and_then(Option::take)
-        {
-            dir.remove();
-        }
-    }
-    for (number, system) in catalog.systems.iter().enumerate() {
-        let gone = system.events.iter().all(|id| ids.contains(id));
-        if gone {
-            if let Some(dir) = mounted.systems.get_mut(number).and_then(Option::take) {
-                dir.remove();
-            }
-        }
+    for mounted in tree.iter_mut() {
+        mounted.remove(&catalog, ids);
     }
 }
 
 impl Mounted {
+    /// Removes the directories of events `ids` and of the systems they
+    /// leave empty.
+    fn remove(&mut self, catalog: &Catalog, ids: &[u16]) {
+        for &id in ids {
+            if let Some(dir) = self.event_dirs.get_mut(usize::from(id)).and_then(Option::take) {
+                dir.remove();
+            }
+        }
+        for (number, system) in catalog.systems.iter().enumerate() {
+            let gone = system.events.iter().all(|id| ids.contains(id));
+            if gone {
+                if let Some(dir) = self.systems.get_mut(number).and_then(Option::take) {
+                    dir.remove();
+                }
+            }
+        }
+    }
+
     /// Makes the directories of events `ids` (and of their systems) that
     /// do not exist yet.
     fn add(&mut self, catalog: &Catalog, ids: &[u16]) -> Result {

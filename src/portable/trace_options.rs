@@ -128,6 +128,14 @@ pub(crate) const TRACER_OPTIONS: &[TraceOption] = &[
     SLEEP_TIME,
 ];
 
+/// The general options only the top-level instance has (the kernel's
+/// `TOP_LEVEL_TRACE_FLAGS`): an instance's `options/` leaves them out.
+pub(crate) const TOP_LEVEL_ONLY: &[TraceOption] = &[RECORD_CMD];
+
+/// The general options a new instance starts with off, whatever the top
+/// level has (the kernel's `ZEROED_TRACE_FLAGS` that rftrace has).
+const OFF_IN_NEW_INSTANCES: &[TraceOption] = &[EVENT_FORK, FUNCTION_FORK];
+
 /// A set of options, one bit each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OptionSet(pub(crate) u64);
@@ -142,6 +150,17 @@ impl OptionSet {
                 .filter(|o| o.default)
                 .fold(0, |bits, o| bits | o.bit),
         )
+    }
+
+    /// The options of an instance made under `instances/` while the top
+    /// level has `top`: the top level's general options, but for those a
+    /// new instance starts without, and every tracer's defaults (tracer
+    /// options are each instance's own from its start).
+    pub(crate) fn for_new_instance(top: OptionSet) -> Self {
+        let general = ALL.iter().fold(0, |bits, o| bits | o.bit);
+        let zeroed = OFF_IN_NEW_INSTANCES.iter().fold(0, |bits, o| bits | o.bit);
+        let tracers = Self::defaults().0 & !general;
+        OptionSet((top.0 & general & !zeroed) | tracers)
     }
 
     /// Whether `option` is on.
@@ -188,6 +207,29 @@ pub(crate) fn parse_setting(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn new_instances_inherit_the_general_options_but_fork_following() {
+        let top = OptionSet::defaults()
+            .with(SYM_OFFSET, true)
+            .with(OVERWRITE, false)
+            .with(FUNCTION_FORK, true)
+            .with(EVENT_FORK, true)
+            .with(FUNCGRAPH_TAIL, true)
+            .with(FUNCGRAPH_CPU, false);
+        let new = OptionSet::for_new_instance(top);
+        assert!(new.has(SYM_OFFSET));
+        assert!(!new.has(OVERWRITE));
+        assert!(!new.has(FUNCTION_FORK));
+        assert!(!new.has(EVENT_FORK));
+        // Tracer options start at their defaults.
+        assert!(!new.has(FUNCGRAPH_TAIL));
+        assert!(new.has(FUNCGRAPH_CPU));
+        assert_eq!(
+            OptionSet::for_new_instance(OptionSet::defaults()),
+            OptionSet::defaults()
+        );
+    }
 
     #[test]
     fn defaults_match_the_kernel() {

@@ -661,7 +661,7 @@ fn remove_events(
         }
         match event.remove_points(matches) {
             Ok(true) => {
-                if let Err(e) = registry.remove(instance, index) {
+                if let Err(e) = registry.remove(index) {
                     result = Err(from_error(e));
                     break;
                 }

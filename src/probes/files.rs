@@ -29,10 +29,10 @@ pub(crate) fn populate(dir: &Dir, instance: &Arc<Instance>) -> Result {
 }
 
 /// Removes every event `kind` selects, for an `O_TRUNC` open.
-fn clear(instance: &Instance, kind: Option<ProbeKind>) -> Result<(), InputError> {
+fn clear(kind: Option<ProbeKind>) -> Result<(), InputError> {
     let mut registry = registry::lock().map_err(|_| InputError::NoDevice)?;
     registry
-        .remove_all(instance, kind)
+        .remove_all(kind)
         .map_err(|e| InputError::Kernel(-e.to_errno()))
 }
 
@@ -41,7 +41,7 @@ static KPROBE_EVENTS: Attribute = Attribute {
     show: |_, _, out| command::write_definitions(out, Some(ProbeKind::Kprobe)),
     store: Some(|inst, _, text| command::run(inst, Source::Kprobe, text)),
     max_write: MAX_COMMANDS_WRITE,
-    truncate: Some(|inst, _| clear(inst, Some(ProbeKind::Kprobe))),
+    truncate: Some(|_, _| clear(Some(ProbeKind::Kprobe))),
 };
 
 /// `uprobe_events`.
@@ -49,7 +49,7 @@ static UPROBE_EVENTS: Attribute = Attribute {
     show: |_, _, out| command::write_definitions(out, Some(ProbeKind::Uprobe)),
     store: Some(|inst, _, text| command::run(inst, Source::Uprobe, text)),
     max_write: MAX_COMMANDS_WRITE,
-    truncate: Some(|inst, _| clear(inst, Some(ProbeKind::Uprobe))),
+    truncate: Some(|_, _| clear(Some(ProbeKind::Uprobe))),
 };
 
 /// `dynamic_events`: every kind.
@@ -57,7 +57,7 @@ static DYNAMIC_EVENTS: Attribute = Attribute {
     show: |_, _, out| command::write_definitions(out, None),
     store: Some(|inst, _, text| command::run(inst, Source::Dynamic, text)),
     max_write: MAX_COMMANDS_WRITE,
-    truncate: Some(|inst, _| clear(inst, None)),
+    truncate: Some(|_, _| clear(None)),
 };
 
 /// `kprobe_profile`.

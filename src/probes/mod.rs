@@ -40,20 +40,18 @@ pub(crate) mod text;
 pub(crate) mod tracepoint_attach;
 pub(crate) mod uprobe_attach;
 
-use crate::instance::Instance;
-use kernel::{prelude::*, sync::Arc};
+use crate::instances;
+use kernel::prelude::*;
 
 /// Probe events can be made while this lives; dropping it removes them
 /// all (at module unload, before the file system goes).
-pub(crate) struct ProbeEvents {
-    instance: Arc<Instance>,
-}
+pub(crate) struct ProbeEvents(());
 
 impl ProbeEvents {
-    /// Makes the registry; the events will record into `instance` (and
-    /// any other that enables them).
-    pub(crate) fn start(instance: Arc<Instance>) -> Result<Self> {
-        Ok(ProbeEvents { instance })
+    /// Probe events may be defined from now on; they record into each
+    /// instance that enables them.
+    pub(crate) fn start() -> Self {
+        ProbeEvents(())
     }
 }
 
@@ -63,8 +61,10 @@ impl Drop for ProbeEvents {
             return;
         };
         // Enabled events are disabled first: the module is going.
-        self.instance.events().disable_all(&self.instance);
-        if let Err(e) = registry.remove_all(&self.instance, None) {
+        for instance in instances::list::all().unwrap_or_default().iter() {
+            instance.events().disable_all(instance);
+        }
+        if let Err(e) = registry.remove_all(None) {
             pr_warn!("probe events left behind at unload: {e:?}\n");
         }
         registry.release();

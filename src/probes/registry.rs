@@ -5,7 +5,6 @@
 
 use super::event::{ProbeEvent, ProbeKind};
 use super::scratch::Scratch;
-use crate::instance::Instance;
 use kernel::{
     prelude::*,
     sync::{Arc, GlobalGuard},
@@ -76,15 +75,15 @@ impl Registry {
         Ok(())
     }
 
-    /// Removes the event at `index` from `instance` and the catalog;
-    /// `EBUSY` while it is enabled.
-    pub(crate) fn remove(&mut self, instance: &Instance, index: usize) -> Result {
+    /// Removes the event at `index` from every instance and the catalog;
+    /// `EBUSY` while it is enabled in one.
+    pub(crate) fn remove(&mut self, index: usize) -> Result {
         let event = self.events.get(index).ok_or(ENOENT)?;
         if event.is_enabled() {
             return Err(EBUSY);
         }
         let event = self.events.remove(index)?;
-        crate::events::defined::remove(instance, event.recorder.id);
+        crate::events::defined::remove(event.recorder.id);
         // The event's points detach when the last reference goes (a reader
         // printing one of its records may hold one a moment longer).
         drop(event);
@@ -93,7 +92,7 @@ impl Registry {
 
     /// Removes every event `kind` selects (all, for `None`); `EBUSY`, and
     /// none removed, if one of them is enabled.
-    pub(crate) fn remove_all(&mut self, instance: &Instance, kind: Option<ProbeKind>) -> Result {
+    pub(crate) fn remove_all(&mut self, kind: Option<ProbeKind>) -> Result {
         let selected = |e: &Arc<ProbeEvent>| kind.is_none_or(|k| e.kind == k);
         if self.events.iter().any(|e| selected(e) && e.is_enabled()) {
             return Err(EBUSY);
@@ -101,7 +100,7 @@ impl Registry {
         let mut index = 0;
         while index < self.events.len() {
             if selected(&self.events[index]) {
-                self.remove(instance, index)?;
+                self.remove(index)?;
             } else {
                 index += 1;
             }

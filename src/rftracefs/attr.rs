@@ -123,6 +123,25 @@ pub(super) unsafe fn drop_node(inode: *mut bindings::inode) {
 unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     // SAFETY: the VFS passes the inode being opened, an rftracefs file.
     let node = unsafe { node_of(inode) };
+    // An open file keeps its instance from being removed; paired with
+    // `close_file` in `attr_release`, or below if the open fails.
+    if let Err(e) = node.instance.open_file() {
+        return e.to_errno();
+    }
+    // SAFETY: `inode` and `file` are being opened.
+    let opened = unsafe { open_node(node, inode, file) };
+    if opened != 0 {
+        node.instance.close_file();
+    }
+    opened
+}
+
+/// The work of [`attr_open`] once the file is counted.
+///
+/// # Safety
+///
+/// As for [`attr_open`]; `node` is `inode`'s.
+unsafe fn open_node(node: &FileNode, inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     // SAFETY: `file` is the file being opened.
     let (mode, flags) = unsafe { ((*file).f_mode, (*file).f_flags) };
     if mode & bindings::RFT_FMODE_WRITE != 0 && flags & bindings::RFT_O_TRUNC != 0 {
@@ -146,6 +165,8 @@ unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings:
 ///
 /// Called by the VFS with a file opened by [`attr_open`].
 unsafe extern "C" fn attr_release(inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+    // SAFETY: the inode of an open file is alive, and so is its node.
+    unsafe { node_of(inode) }.instance.close_file();
     // SAFETY: `file` is the file being released.
     if unsafe { (*file).f_mode } & bindings::RFT_FMODE_READ == 0 {
         return 0;

@@ -3,6 +3,7 @@
 //! Creating files and directories in the rftracefs super block.
 
 use super::attr::{FileNode, OpTable, ATTR_FOPS};
+use super::instances_dir::INSTANCES_IOPS;
 use super::mount;
 use crate::bindings;
 use crate::instance::Instance;
@@ -104,12 +105,23 @@ impl Dir {
 
     /// Creates directory `name` and returns it.
     pub(crate) fn dir(&self, name: &str) -> Result<Dir> {
+        self.dir_with(name, &mount::DIR_IOPS)
+    }
+
+    /// Creates `instances`, where `mkdir` and `rmdir` make and remove
+    /// trace instances, and returns it.
+    pub(crate) fn instances_dir(&self) -> Result<Dir> {
+        self.dir_with("instances", &INSTANCES_IOPS)
+    }
+
+    /// Creates directory `name` with inode operations `iops`.
+    fn dir_with(&self, name: &str, iops: &'static OpTable<bindings::inode_operations>) -> Result<Dir> {
         let mode = bindings::RFT_S_IFDIR as u16 | 0o750;
         let dentry = self.create(name, mode, |inode| {
             // SAFETY: `inode` is new and not yet visible to anyone else;
             // `simple_dir_operations` is a static of the kernel.
             unsafe {
-                (*inode).i_op = &mount::DIR_IOPS.0;
+                (*inode).i_op = &iops.0;
                 mount::set_fops(inode, &bindings::simple_dir_operations);
                 // A directory starts with two links: its name and ".".
                 bindings::inc_nlink(inode);

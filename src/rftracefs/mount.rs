@@ -4,23 +4,20 @@
 //! super block with its inodes.
 //!
 //! All mounts share one super block (`get_tree_single`), like tracefs. It
-//! is filled from the module's top-level instance when first mounted and
-//! torn down after the last unmount. Mount options follow tracefs: `uid=`
+//! is filled from the module's instances when first mounted and torn down
+//! after the last unmount. Mount options follow tracefs: `uid=`
 //! and `gid=` own every entry, `mode=` sets the root's permissions; a later
 //! mount or remount changes only the options it names.
 
 use super::attr::{drop_node, OpTable, SeqWriter};
 use super::dir::Dir;
 use crate::bindings;
-use crate::control_files;
-use crate::instance::Instance;
 use crate::portable::mount_options::{self, MountOption, DEFAULT_MODE};
 use core::fmt::Write;
 use kernel::{
     error::to_result,
     ffi::{c_int, c_uint},
     prelude::*,
-    sync::Arc,
     types::Opaque,
 };
 
@@ -28,23 +25,19 @@ use kernel::{
 const RFTRACEFS_MAGIC: kernel::ffi::c_ulong = 0x7266_7466;
 const PAGE_SHIFT: u8 = 12;
 
-/// The registered file system type and what it shows.
+/// The registered file system type.
 #[pin_data(PinnedDrop)]
 pub(crate) struct Registration {
-    top: Arc<Instance>,
     #[pin]
     fs_type: Opaque<bindings::file_system_type>,
 }
 
 impl Registration {
-    /// Registers `rftracefs` showing `top`, and creates its mount point
+    /// Registers `rftracefs`, which shows the instances of
+    /// [`crate::instances`], and creates its mount point
     /// `/sys/kernel/rftrace`.
-    pub(crate) fn new(
-        module: &'static ThisModule,
-        top: Arc<Instance>,
-    ) -> impl PinInit<Self, Error> {
+    pub(crate) fn new(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
-            top,
             fs_type <- Opaque::try_ffi_init(move |slot: *mut bindings::file_system_type| {
                 // SAFETY: `slot` is valid for writes; all-zero is a valid
                 // `file_system_type` before the fields below are set.
@@ -75,7 +68,7 @@ impl Registration {
 }
 
 // SAFETY: after registration the file system type is only used by the VFS,
-// under its own locks; `top` is an `Arc` of a `Sync` type.
+// under its own locks.
 unsafe impl Sync for Registration {}
 // SAFETY: as above; nothing in it is tied to the thread that registered it.
 unsafe impl Send for Registration {}
@@ -302,17 +295,17 @@ unsafe extern "C" fn reconfigure(fc: *mut bindings::fs_context) -> c_int {
     0
 }
 
-/// Fills a new super block from the top-level instance.
+/// Fills a new super block with the instances.
 ///
 /// # Safety
 ///
 /// Called by `get_tree_single` with a new super block and the context.
 unsafe extern "C" fn fill_super(
     sb: *mut bindings::super_block,
-    fc: *mut bindings::fs_context,
+    _fc: *mut bindings::fs_context,
 ) -> c_int {
     // SAFETY: called once for the new super block with the mounting context.
-    match unsafe { try_fill_super(sb, fc) } {
+    match unsafe { try_fill_super(sb) } {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
     }
@@ -320,8 +313,8 @@ unsafe extern "C" fn fill_super(
 
 /// # Safety
 ///
-/// `sb` is a new rftracefs super block being filled for `fc`.
-unsafe fn try_fill_super(sb: *mut bindings::super_block, fc: *mut bindings::fs_context) -> Result {
+/// `sb` is a new rftracefs super block being filled.
+unsafe fn try_fill_super(sb: *mut bindings::super_block) -> Result {
     // SAFETY: `sb` is new and private to this call.
     unsafe {
         (*sb).s_blocksize = 1 << PAGE_SHIFT;
@@ -347,13 +340,10 @@ unsafe fn try_fill_super(sb: *mut bindings::super_block, fc: *mut bindings::fs_c
     }
     // SAFETY: the super block owns its root dentry from here on.
     unsafe { (*sb).s_root = dentry };
-    // SAFETY: `fc->fs_type` is the `fs_type` field of our registration.
-    let registration =
-        unsafe { &*kernel::container_of!(Opaque::cast_from((*fc).fs_type), Registration, fs_type) };
     // SAFETY: the root dentry is a persistent directory of `sb`, alive
     // until `kill_sb`, and `fill_super` runs before anyone can unmount.
     let root_dir = unsafe { Dir::from_dentry(dentry) };
-    control_files::populate(&root_dir, &registration.top)
+    crate::instances::show_all(&root_dir)
 }
 
 /// Tears a super block down and frees its settings.
@@ -473,7 +463,7 @@ unsafe fn refresh_owner(inode: *mut bindings::inode) {
 /// # Safety
 ///
 /// Called by the VFS with a live rftracefs inode.
-unsafe extern "C" fn permission(
+pub(super) unsafe extern "C" fn permission(
     idmap: *mut bindings::mnt_idmap,
     inode: *mut bindings::inode,
     mask: c_int,
@@ -490,7 +480,7 @@ unsafe extern "C" fn permission(
 /// # Safety
 ///
 /// Called by the VFS with a path of ours and a `kstat` to fill.
-unsafe extern "C" fn getattr(
+pub(super) unsafe extern "C" fn getattr(
     idmap: *mut bindings::mnt_idmap,
     path: *const bindings::path,
     stat: *mut bindings::kstat,

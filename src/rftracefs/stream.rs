@@ -150,6 +150,11 @@ unsafe extern "C" fn stream_open<T: Stream>(
     let (mode, flags) = unsafe { ((*file).f_mode, (*file).f_flags) };
     let write_only = mode & bindings::RFT_FMODE_READ == 0;
     let truncate = mode & bindings::RFT_FMODE_WRITE != 0 && flags & bindings::RFT_O_TRUNC != 0;
+    // An open file keeps its instance from being removed; paired with
+    // `close_file` in `stream_release`, or below if the open fails.
+    if let Err(e) = node.instance.open_file() {
+        return e.to_errno();
+    }
     let opened = T::open(&node.instance, node.index, write_only, truncate).and_then(|stream| {
         KBox::pin_init(
             pin_init!(StreamFile {
@@ -170,7 +175,10 @@ unsafe extern "C" fn stream_open<T: Stream>(
                 bindings::stream_open(inode, file)
             }
         }
-        Err(e) => e.to_errno(),
+        Err(e) => {
+            node.instance.close_file();
+            e.to_errno()
+        }
     }
 }
 
@@ -185,7 +193,10 @@ unsafe extern "C" fn stream_release<T: Stream>(
 ) -> c_int {
     // SAFETY: made from a pinned `KBox` in `stream_open`; nothing uses the
     // file any more, so dropping it in place is fine.
-    drop(unsafe { KBox::from_raw((*file).private_data.cast::<StreamFile<T>>()) });
+    let state = unsafe { KBox::from_raw((*file).private_data.cast::<StreamFile<T>>()) };
+    let instance = state.instance.clone();
+    drop(state);
+    instance.close_file();
     0
 }
 
