@@ -162,6 +162,7 @@ impl Instance {
         top: Option<Arc<Instance>>,
         options: OptionSet,
     ) -> Result<Arc<Self>> {
+        let is_top = top.is_none();
         let errors = KBox::new(ErrorLog::new(), GFP_KERNEL)?;
         let tasks = TaskInfo::new(nr_cpu_ids(), options)?;
         let mut pages = KVec::new();
@@ -208,7 +209,17 @@ impl Instance {
                 }),
                 function_pids,
                 event_pids,
-                functions <- new_mutex!(functions),
+                // Two lock classes: an instance of `instances/` takes its
+                // own `functions`, then the top level's.
+                functions <- Mutex::new(
+                    functions,
+                    kernel::c_str!("Instance::functions"),
+                    if is_top {
+                        kernel::sync::static_lock_class!()
+                    } else {
+                        kernel::sync::static_lock_class!()
+                    },
+                ),
                 traced_cpus: core::array::from_fn(|i| AtomicU64::new(cpus.words().get(i).copied().unwrap_or(0))),
                 max_graph_depth: AtomicU32::new(0),
                 events <- new_mutex!(events),
