@@ -41,7 +41,7 @@ use kernel::{
     new_mutex,
     prelude::*,
     str::{CStr, CString},
-    sync::{Arc, Mutex},
+    sync::{Arc, LockClassKey, Mutex},
 };
 
 /// The bit of [`Instance::users`] set once `rmdir` removed the instance.
@@ -215,9 +215,9 @@ impl Instance {
                     functions,
                     kernel::c_str!("Instance::functions"),
                     if is_top {
-                        kernel::sync::static_lock_class!()
+                        top_functions_class()
                     } else {
-                        kernel::sync::static_lock_class!()
+                        instance_functions_class()
                     },
                 ),
                 traced_cpus: core::array::from_fn(|i| AtomicU64::new(cpus.words().get(i).copied().unwrap_or(0))),
@@ -978,6 +978,17 @@ impl PinnedDrop for Instance {
         // writer runs any more when the instance itself goes away.
         drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });
     }
+}
+
+/// The lock class of the top level's `functions`.
+fn top_functions_class() -> Pin<&'static LockClassKey> {
+    kernel::sync::static_lock_class!()
+}
+
+/// The lock class of the `functions` of the instances of `instances/`,
+/// which are taken before the top level's.
+fn instance_functions_class() -> Pin<&'static LockClassKey> {
+    kernel::sync::static_lock_class!()
 }
 
 /// Hands every instance of `instances/` running function_graph the top

@@ -121,7 +121,11 @@ impl Mounted {
     /// leave empty.
     fn remove(&mut self, catalog: &Catalog, ids: &[u16]) {
         for &id in ids {
-            if let Some(dir) = self.event_dirs.get_mut(usize::from(id)).and_then(Option::take) {
+            if let Some(dir) = self
+                .event_dirs
+                .get_mut(usize::from(id))
+                .and_then(Option::take)
+            {
                 dir.remove();
             }
         }

@@ -141,7 +141,11 @@ unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings:
 /// # Safety
 ///
 /// As for [`attr_open`]; `node` is `inode`'s.
-unsafe fn open_node(node: &FileNode, inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+unsafe fn open_node(
+    node: &FileNode,
+    inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> c_int {
     // SAFETY: `file` is the file being opened.
     let (mode, flags) = unsafe { ((*file).f_mode, (*file).f_flags) };
     if mode & bindings::RFT_FMODE_WRITE != 0 && flags & bindings::RFT_O_TRUNC != 0 {

@@ -115,7 +115,11 @@ impl Dir {
     }
 
     /// Creates directory `name` with inode operations `iops`.
-    fn dir_with(&self, name: &str, iops: &'static OpTable<bindings::inode_operations>) -> Result<Dir> {
+    fn dir_with(
+        &self,
+        name: &str,
+        iops: &'static OpTable<bindings::inode_operations>,
+    ) -> Result<Dir> {
         let mode = bindings::RFT_S_IFDIR as u16 | 0o750;
         let dentry = self.create(name, mode, |inode| {
             // SAFETY: `inode` is new and not yet visible to anyone else;

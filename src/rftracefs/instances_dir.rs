@@ -84,7 +84,10 @@ unsafe extern "C" fn instance_mkdir(
 ///
 /// Called by the VFS with `instances/`'s inode and the instance's
 /// directory, both locked.
-unsafe extern "C" fn instance_rmdir(parent: *mut bindings::inode, dentry: *mut bindings::dentry) -> c_int {
+unsafe extern "C" fn instance_rmdir(
+    parent: *mut bindings::inode,
+    dentry: *mut bindings::dentry,
+) -> c_int {
     // SAFETY: the VFS holds `dentry` during the call.
     let name = match unsafe { name_of(dentry) } {
         Ok(name) => name,
