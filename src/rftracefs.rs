@@ -22,7 +22,7 @@ mod instances_dir;
 mod mount;
 mod stream;
 
-pub(crate) use attr::{Attribute, OpTable};
+pub(crate) use attr::{Attribute, InUse, OpTable};
 pub(crate) use dir::Dir;
 pub(crate) use mount::Registration;
 pub(crate) use stream::{stream_fops, Stream};

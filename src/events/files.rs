@@ -12,7 +12,7 @@ use crate::instance::Instance;
 use crate::portable::events::format::{write_format, EventFormat};
 use crate::portable::events::set_event::EventSelector;
 use crate::portable::input::{self, InputError};
-use crate::rftracefs::Attribute;
+use crate::rftracefs::{Attribute, InUse};
 use crate::rftracefs::Dir;
 use kernel::{prelude::*, sync::Arc};
 
@@ -26,11 +26,14 @@ const MAX_SET_EVENT_WRITE: usize = 4096;
 const MAX_EVENT_WORD: usize = 127;
 
 /// The files of each event's directory.
-pub(super) static EVENT_FILES: &[(&str, u16, &Attribute)] = &[
-    ("enable", READ_WRITE, &EVENT_ENABLE),
-    ("filter", READ_WRITE, &EVENT_FILTER),
-    ("format", READ_ONLY, &EVENT_FORMAT),
-    ("id", READ_ONLY, &EVENT_ID),
+/// Whether an open file keeps its instance in use (see
+/// [`crate::rftracefs::InUse`]): as in the kernel, the event's `format`
+/// and `id` do not, being the same in every instance.
+pub(super) static EVENT_FILES: &[(&str, u16, &Attribute, InUse)] = &[
+    ("enable", READ_WRITE, &EVENT_ENABLE, InUse::WhileOpen),
+    ("filter", READ_WRITE, &EVENT_FILTER, InUse::WhileOpen),
+    ("format", READ_ONLY, &EVENT_FORMAT, InUse::Never),
+    ("id", READ_ONLY, &EVENT_ID, InUse::Never),
 ];
 
 /// The files of each system's directory.

@@ -188,8 +188,8 @@ impl Mounted {
 
 /// Creates the files of the event `key` names in its directory `dir`.
 fn populate_event(dir: &Dir, instance: &Arc<Instance>, key: EventKey) -> Result {
-    for &(name, permissions, attr) in EVENT_FILES {
-        dir.file(name, permissions, attr, instance, key.index())?;
+    for &(name, permissions, attr, in_use) in EVENT_FILES {
+        dir.file_in_use(name, permissions, attr, instance, key.index(), in_use)?;
     }
     Ok(())
 }

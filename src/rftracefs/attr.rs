@@ -54,6 +54,17 @@ impl Attribute {
     }
 }
 
+/// Whether an open file of an instance keeps the instance in use, so that
+/// `rmdir` refuses to remove it (`EBUSY`), as the kernel's files that take
+/// a reference on their trace array.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InUse {
+    /// While the file is open.
+    WhileOpen,
+    /// Never (the kernel's event `format` and `id`).
+    Never,
+}
+
 /// What an rftracefs file inode points at (`inode->i_private`).
 pub(super) struct FileNode {
     /// The control file's behaviour; `None` for stream files, whose inode
@@ -63,6 +74,25 @@ pub(super) struct FileNode {
     /// Name shown in `error_log`.
     pub(super) name: &'static str,
     pub(super) index: usize,
+    pub(super) in_use: InUse,
+}
+
+impl FileNode {
+    /// Counts an open of the file against its instance, if it keeps the
+    /// instance in use; `ENODEV` once the instance was removed.
+    pub(super) fn open_use(&self) -> Result {
+        match self.in_use {
+            InUse::WhileOpen => self.instance.open_file(),
+            InUse::Never => Ok(()),
+        }
+    }
+
+    /// Gives back what [`Self::open_use`] counted.
+    pub(super) fn close_use(&self) {
+        if self.in_use == InUse::WhileOpen {
+            self.instance.close_file();
+        }
+    }
 }
 
 /// A `Sync` wrapper for C operation tables, which hold raw pointers.
@@ -125,13 +155,13 @@ unsafe extern "C" fn attr_open(inode: *mut bindings::inode, file: *mut bindings:
     let node = unsafe { node_of(inode) };
     // An open file keeps its instance from being removed; paired with
     // `close_file` in `attr_release`, or below if the open fails.
-    if let Err(e) = node.instance.open_file() {
+    if let Err(e) = node.open_use() {
         return e.to_errno();
     }
     // SAFETY: `inode` and `file` are being opened.
     let opened = unsafe { open_node(node, inode, file) };
     if opened != 0 {
-        node.instance.close_file();
+        node.close_use();
     }
     opened
 }
@@ -170,7 +200,7 @@ unsafe fn open_node(
 /// Called by the VFS with a file opened by [`attr_open`].
 unsafe extern "C" fn attr_release(inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     // SAFETY: the inode of an open file is alive, and so is its node.
-    unsafe { node_of(inode) }.instance.close_file();
+    unsafe { node_of(inode) }.close_use();
     // SAFETY: `file` is the file being released.
     if unsafe { (*file).f_mode } & bindings::RFT_FMODE_READ == 0 {
         return 0;

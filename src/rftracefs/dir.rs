@@ -2,7 +2,7 @@
 
 //! Creating files and directories in the rftracefs super block.
 
-use super::attr::{FileNode, OpTable, ATTR_FOPS};
+use super::attr::{FileNode, InUse, OpTable, ATTR_FOPS};
 use super::instances_dir::INSTANCES_IOPS;
 use super::mount;
 use crate::bindings;
@@ -48,12 +48,27 @@ impl Dir {
         instance: &Arc<Instance>,
         index: usize,
     ) -> Result {
+        self.file_in_use(name, permissions, attr, instance, index, InUse::WhileOpen)
+    }
+
+    /// Creates control file `name` as [`Self::file`] does, whose opens keep
+    /// `instance` in use as `in_use` says.
+    pub(crate) fn file_in_use(
+        &self,
+        name: &'static str,
+        permissions: u16,
+        attr: &'static Attribute,
+        instance: &Arc<Instance>,
+        index: usize,
+        in_use: InUse,
+    ) -> Result {
         let node = KBox::new(
             FileNode {
                 attr: Some(attr),
                 instance: instance.clone(),
                 name,
                 index,
+                in_use,
             },
             GFP_KERNEL,
         )?;
@@ -76,6 +91,7 @@ impl Dir {
                 instance: instance.clone(),
                 name,
                 index,
+                in_use: InUse::WhileOpen,
             },
             GFP_KERNEL,
         )?;
