@@ -12,8 +12,8 @@ use crate::instance::Instance;
 use crate::portable::events::format::{write_format, EventFormat};
 use crate::portable::events::set_event::EventSelector;
 use crate::portable::input::{self, InputError};
-use crate::rftracefs::{Attribute, InUse};
 use crate::rftracefs::Dir;
+use crate::rftracefs::{Attribute, InUse};
 use kernel::{prelude::*, sync::Arc};
 
 /// The longest `enable` write read (a number).
