@@ -290,7 +290,7 @@ impl GraphClient {
 
     /// Pushes a frame for the call whose return address is at `regs.sp`
     /// and points that return at the trampoline. Returns the frame's
-    /// depth, or `None` when the task's stack is full.
+    /// level, or `None` when the task's stack is full.
     #[inline]
     fn hook(
         &self,
@@ -304,6 +304,7 @@ impl GraphClient {
         // SAFETY: the entry trampoline set `sp` to the stack slot that
         // holds the traced function's return address.
         let ret = unsafe { core::ptr::read(slot as *const usize) };
+        let level = stack.next_level(slot);
         let frame = Frame {
             ret,
             slot,
@@ -313,9 +314,10 @@ impl GraphClient {
             tracer: self.slot,
             generation: self.generation,
             role,
+            level: level.try_into().unwrap_or(u16::MAX),
             ..Frame::default()
         };
-        let Some(depth) = stack.push(frame) else {
+        if stack.push(frame).is_none() {
             self.stacks.full.fetch_add(1, Relaxed);
             return None;
         };
@@ -323,7 +325,7 @@ impl GraphClient {
         // SAFETY: as above; the frame now holds the real return address,
         // which the trampoline gets back from `rftrace_graph_return`.
         unsafe { core::ptr::write(slot as *mut usize, trampoline()) };
-        Some(depth)
+        Some(level)
     }
 
     /// The return of a call this client hooked, `frame`: ends the
@@ -339,7 +341,7 @@ impl GraphClient {
         }
     }
 
-    /// Records the return of the call of `frame`, at `depth` of `stack`,
+    /// Records the return of the call of `frame`, popped from `stack`,
     /// with `retval`. Without `sleep-time`, the time the task spent
     /// scheduled out during the call is left out of its duration (the call
     /// time moves forward by it).
@@ -347,7 +349,6 @@ impl GraphClient {
         &self,
         stack: &TaskStack,
         frame: &Frame,
-        depth: usize,
         retval: usize,
         cx: &CallContext<'_>,
     ) {
@@ -365,7 +366,7 @@ impl GraphClient {
         let exit = GraphExit {
             func: frame.func as u64,
             retval: retval as u64,
-            depth: depth as u32,
+            depth: u32::from(frame.level),
             overrun: 0,
             calltime,
             rettime,
@@ -400,9 +401,9 @@ impl FentryClient for GraphClient {
                 in_irq,
             }) => {
                 let instance = self.instance();
-                let depth = stack.depth();
+                let level = stack.next_level(regs.sp);
                 let max = instance.max_graph_depth();
-                if max != 0 && depth >= max as usize {
+                if max != 0 && level >= max as usize {
                     return;
                 }
                 if !instance.records_on(cx.cpu) {
@@ -413,7 +414,7 @@ impl FentryClient for GraphClient {
                 } else {
                     Frame::RECORD
                 };
-                let Some(depth) = self.hook(stack, regs, ip, role, instance.now()) else {
+                let Some(level) = self.hook(stack, regs, ip, role, instance.now()) else {
                     return;
                 };
                 if starts_graph {
@@ -424,7 +425,7 @@ impl FentryClient for GraphClient {
                     };
                     stack.set_flags(self.slot, self.generation, bits, true);
                 }
-                instance.record_graph_entry(ip as u64, depth as u64, cx);
+                instance.record_graph_entry(ip as u64, level as u64, cx);
             }
         }
     }
@@ -478,7 +479,7 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(
         if client.generation == frame.generation {
             client.end_frame(stack, &frame);
             // Unrecorded when this context is already inside the engine.
-            let _ = fentry::guarded(|cx| client.record_return(stack, &frame, depth, retval, cx));
+            let _ = fentry::guarded(|cx| client.record_return(stack, &frame, retval, cx));
         }
     }
     stack.release(depth, &frame);
