@@ -72,6 +72,8 @@ bench: module
 
 # The kernel's own ftrace selftests (its test.d, unchanged) run against
 # rftracefs by rftracetest: a compatibility report, not a pass/fail gate.
+# By default 00basic, instances and ftrace, then the cases flagged
+# instance again in an instance (where instances/ exists), as ftracetest.
 # RFTRACE_TESTS=00basic,event picks directories or cases of that test.d;
 # RFTRACE_TRACING_DIR=both runs them against the kernel's tracefs first.
 ftrace-selftests: module
