@@ -127,7 +127,6 @@ impl ReturnHook {
             calltime: tag,
             tracer: RETURN_HOOK_TRACER,
             generation: self.generation,
-            level: stack.next_level(slot).try_into().unwrap_or(u16::MAX),
             ..Frame::default()
         };
         if stack.push_with_data(frame, len, fill).is_none() {

@@ -70,11 +70,6 @@ pub(crate) struct Frame {
     /// ... and its length ([`TaskStack::push_with_data`]). Both are set by
     /// the push.
     pub(super) data_len: u16,
-    /// The call's nesting level, as events show it: the number of calls
-    /// pending below it ([`TaskStack::next_level`]). Several tracers
-    /// hooking one call push a frame each, at one level, as the kernel's
-    /// function_graph instances share one frame per call.
-    pub(crate) level: u16,
 }
 
 impl Frame {
@@ -149,31 +144,10 @@ impl TaskStack {
         }
     }
 
-    /// The number of pending hooked frames.
+    /// The number of pending hooked calls.
     #[inline]
     pub(crate) fn depth(&self) -> usize {
         self.depth.load(Relaxed) as usize
-    }
-
-    /// The level of a frame to be pushed now for the call whose return
-    /// address is at `slot`: that of the top frame if it hooked the same
-    /// call (another tracer's), one more otherwise, 0 on an empty stack.
-    /// Only the owning task, with preemption off. (An interrupt that
-    /// comes between the reservation and the write of a frame reads the
-    /// frame below it as it was: its events may show one level off.)
-    #[inline]
-    pub(crate) fn next_level(&self, slot: usize) -> usize {
-        let Some(top) = self.depth().checked_sub(1) else {
-            return 0;
-        };
-        // SAFETY: only the owning task touches the frames (the type
-        // invariant); `top` is below `depth`, within the array.
-        let below = unsafe { (*self.frames.get()).get(top).copied() };
-        match below {
-            Some(below) if below.slot == slot => usize::from(below.level),
-            Some(below) => usize::from(below.level) + 1,
-            None => 0,
-        }
     }
 
     /// Tracer `tracer`'s flags for this task, as its run `generation`

@@ -290,7 +290,7 @@ impl GraphClient {
 
     /// Pushes a frame for the call whose return address is at `regs.sp`
     /// and points that return at the trampoline. Returns the frame's
-    /// level, or `None` when the task's stack is full.
+    /// depth, or `None` when the task's stack is full.
     #[inline]
     fn hook(
         &self,
@@ -304,7 +304,6 @@ impl GraphClient {
         // SAFETY: the entry trampoline set `sp` to the stack slot that
         // holds the traced function's return address.
         let ret = unsafe { core::ptr::read(slot as *const usize) };
-        let level = stack.next_level(slot);
         let frame = Frame {
             ret,
             slot,
@@ -314,10 +313,9 @@ impl GraphClient {
             tracer: self.slot,
             generation: self.generation,
             role,
-            level: level.try_into().unwrap_or(u16::MAX),
             ..Frame::default()
         };
-        if stack.push(frame).is_none() {
+        let Some(depth) = stack.push(frame) else {
             self.stacks.full.fetch_add(1, Relaxed);
             return None;
         };
@@ -325,7 +323,7 @@ impl GraphClient {
         // SAFETY: as above; the frame now holds the real return address,
         // which the trampoline gets back from `rftrace_graph_return`.
         unsafe { core::ptr::write(slot as *mut usize, trampoline()) };
-        Some(level)
+        Some(depth)
     }
 
     /// The return of a call this client hooked, `frame`: ends the
@@ -341,7 +339,7 @@ impl GraphClient {
         }
     }
 
-    /// Records the return of the call of `frame`, popped from `stack`,
+    /// Records the return of the call of `frame`, at `depth` of `stack`,
     /// with `retval`. Without `sleep-time`, the time the task spent
     /// scheduled out during the call is left out of its duration (the call
     /// time moves forward by it).
@@ -349,6 +347,7 @@ impl GraphClient {
         &self,
         stack: &TaskStack,
         frame: &Frame,
+        depth: usize,
         retval: usize,
         cx: &CallContext<'_>,
     ) {
@@ -366,7 +365,7 @@ impl GraphClient {
         let exit = GraphExit {
             func: frame.func as u64,
             retval: retval as u64,
-            depth: u32::from(frame.level),
+            depth: depth as u32,
             overrun: 0,
             calltime,
             rettime,
@@ -401,9 +400,9 @@ impl FentryClient for GraphClient {
                 in_irq,
             }) => {
                 let instance = self.instance();
-                let level = stack.next_level(regs.sp);
+                let depth = stack.depth();
                 let max = instance.max_graph_depth();
-                if max != 0 && level >= max as usize {
+                if max != 0 && depth >= max as usize {
                     return;
                 }
                 if !instance.records_on(cx.cpu) {
@@ -414,7 +413,7 @@ impl FentryClient for GraphClient {
                 } else {
                     Frame::RECORD
                 };
-                let Some(level) = self.hook(stack, regs, ip, role, instance.now()) else {
+                let Some(depth) = self.hook(stack, regs, ip, role, instance.now()) else {
                     return;
                 };
                 if starts_graph {
@@ -425,7 +424,7 @@ impl FentryClient for GraphClient {
                     };
                     stack.set_flags(self.slot, self.generation, bits, true);
                 }
-                instance.record_graph_entry(ip as u64, level as u64, cx);
+                instance.record_graph_entry(ip as u64, depth as u64, cx);
             }
         }
     }
@@ -479,7 +478,7 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(
         if client.generation == frame.generation {
             client.end_frame(stack, &frame);
             // Unrecorded when this context is already inside the engine.
-            let _ = fentry::guarded(|cx| client.record_return(stack, &frame, retval, cx));
+            let _ = fentry::guarded(|cx| client.record_return(stack, &frame, depth, retval, cx));
         }
     }
     stack.release(depth, &frame);
