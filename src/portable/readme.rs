@@ -53,6 +53,8 @@ rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
   snapshot\t\t- the snapshot buffer, shown like trace; write
 \t\t\t  1 to allocate it if needed and swap it with the main buffer,
 \t\t\t  0 to free it, any other number to clear it
+  instances\t\t- Make sub-buffers with: mkdir instances/foo
+\t\t\t  Remove sub-buffer with rmdir
   per_cpu/\t\t- cpuN/trace, cpuN/trace_pipe: the same for one CPU;
 \t\t\t  cpuN/trace_pipe_raw: its pages in the binary format, consumed;
 \t\t\t  cpuN/stats: that CPU's buffer counters;
