@@ -16,6 +16,7 @@ use super::ENGINE;
 use crate::bindings;
 use crate::cpu_local;
 use crate::ring_buffer::NoPreempt;
+use core::cell::Cell;
 use core::sync::atomic::Ordering::{Acquire, Relaxed};
 
 /// The bit of the transition between two contexts.
@@ -62,6 +63,7 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
         cpu: guard.cpu,
         preempt_count: guard.preempt_count,
         preempt_off: &guard.preempt_off,
+        hooked_level: Cell::new(None),
     };
     let at = SiteRef { segment, site };
     for client in set.clients.iter() {
@@ -88,6 +90,7 @@ pub(crate) fn guarded<R>(f: impl FnOnce(&CallContext<'_>) -> R) -> Option<R> {
         cpu: guard.cpu,
         preempt_count: guard.preempt_count,
         preempt_off: &guard.preempt_off,
+        hooked_level: Cell::new(None),
     };
     Some(f(&cx))
 }

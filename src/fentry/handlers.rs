@@ -6,6 +6,7 @@
 use super::sites::{Segment, Site, SiteInfo};
 use crate::bindings;
 use crate::ring_buffer::NoPreempt;
+use core::cell::Cell;
 use kernel::{prelude::*, sync::Arc};
 
 /// A user of the engine: a tracer running in an instance.
@@ -49,6 +50,11 @@ pub(crate) struct CallContext<'a> {
     pub(crate) preempt_count: u32,
     /// Preemption is off while the clients run.
     pub(crate) preempt_off: &'a NoPreempt,
+    /// The call's nesting level once a client hooked its return (pushed a
+    /// shadow frame for it): the clients after it that hook the same call
+    /// give their frames that level, as the kernel's function_graph users
+    /// share one frame per call. `None` until then, and on return paths.
+    pub(crate) hooked_level: Cell<Option<u16>>,
 }
 
 /// Which sites a client wants: an immutable snapshot of its filters.

@@ -19,7 +19,7 @@ use super::shadow::{Frame, TaskStack, MAX_TRACERS};
 use super::stacks::TaskStacks;
 use super::tracer::trampoline;
 use crate::bindings;
-use crate::fentry;
+use crate::fentry::{self, CallContext};
 use crate::kernel_api::regs::Regs;
 use core::sync::atomic::{
     AtomicPtr,
@@ -104,14 +104,14 @@ impl ReturnHook {
     /// (an engine client's registers at a site), reported for `func`,
     /// keeping `tag` and `len` bytes that `fill` writes for the return
     /// ([`Kept`]). Returns false (counting why) when the task has no
-    /// shadow stack or a full one. Preemption off, on `cpu`.
+    /// shadow stack or a full one. In the dispatch `cx` of the call.
     pub(crate) fn hook(
         &self,
-        (regs, func, cpu): (&bindings::pt_regs, usize, usize),
+        (regs, func, cx): (&bindings::pt_regs, usize, &CallContext<'_>),
         (tag, len): (u64, usize),
         fill: impl FnOnce(&mut [u8]),
     ) -> bool {
-        let Some(stack) = self.stacks.current(cpu) else {
+        let Some(stack) = self.stacks.current(cx.cpu) else {
             self.stacks.no_stack.fetch_add(1, Relaxed);
             return false;
         };
@@ -129,7 +129,10 @@ impl ReturnHook {
             generation: self.generation,
             ..Frame::default()
         };
-        if stack.push_with_data(frame, len, fill).is_none() {
+        if stack
+            .push_with_data(frame, &cx.hooked_level, len, fill)
+            .is_none()
+        {
             self.stacks.full.fetch_add(1, Relaxed);
             return false;
         }

@@ -11,8 +11,11 @@
 //! overwrites a frame in use. Compiler fences order the steps; no other
 //! CPU looks at a running task's stack.
 
-use core::cell::UnsafeCell;
-use core::sync::atomic::{compiler_fence, AtomicU32, AtomicU64, Ordering::Relaxed};
+use core::cell::{Cell, UnsafeCell};
+use core::sync::atomic::{
+    compiler_fence, AtomicU32, AtomicU64,
+    Ordering::{Relaxed, SeqCst},
+};
 
 /// How many hooked calls a task may have pending at once; deeper calls
 /// are not hooked (and counted).
@@ -70,6 +73,13 @@ pub(crate) struct Frame {
     /// ... and its length ([`TaskStack::push_with_data`]). Both are set by
     /// the push.
     pub(super) data_len: u16,
+    /// The call's nesting level, as events show it: the number of other
+    /// hooked calls pending below it. Frames of one call (hooked by
+    /// several clients) share it. Set by the push.
+    pub(crate) level: u16,
+    /// The task's count of hooked calls ([`TaskStack::calls`]) before the
+    /// push, which the return puts back. Set by the push.
+    pub(super) calls_before: u16,
 }
 
 impl Frame {
@@ -89,12 +99,17 @@ impl Frame {
 ///
 /// `frames[..depth]` are the task's pending hooked calls; `data[..data_depth]`
 /// holds their data, a frame's at `data_at..data_at + data_len`, at or
-/// below `data_depth`. Only code
+/// below `data_depth`. `calls` is at most `depth`, except while a push
+/// counts a call it has not yet reserved a frame for. Only code
 /// running as the owning task (or, once the task is dead, the code that
 /// frees its stack; or, while the task is held asleep, the holder) touches
 /// `frames` and `data`.
 pub(crate) struct TaskStack {
     depth: AtomicU32,
+    /// The number of distinct calls among the pending frames: the level
+    /// of the next call hooked. A counter rather than a look at the top
+    /// frame, which an interrupt may find reserved but not yet written.
+    calls: AtomicU32,
     /// Per tracer: [`IN_GRAPH`], [`NOTRACE`], [`GRAPH_IN_IRQ`], tagged
     /// with the tracer run's generation.
     flags: [AtomicU32; MAX_TRACERS],
@@ -119,6 +134,7 @@ impl TaskStack {
     /// task uses.
     pub(crate) fn reset(&self) {
         self.depth.store(0, Relaxed);
+        self.calls.store(0, Relaxed);
         self.data_depth.store(0, Relaxed);
         self.flags.iter().for_each(|f| f.store(0, Relaxed));
         self.sleep_start.store(0, Relaxed);
@@ -144,10 +160,18 @@ impl TaskStack {
         }
     }
 
-    /// The number of pending hooked calls.
+    /// The number of pending hooked frames.
     #[inline]
     pub(crate) fn depth(&self) -> usize {
         self.depth.load(Relaxed) as usize
+    }
+
+    /// The level a call entered now takes: `hooked`'s, if another client
+    /// hooked the call already, else the number of hooked calls pending.
+    /// Only the owning task, with preemption off.
+    #[inline]
+    pub(crate) fn level_of(&self, hooked: Option<u16>) -> usize {
+        hooked.map_or(self.calls.load(Relaxed) as usize, usize::from)
     }
 
     /// Tracer `tracer`'s flags for this task, as its run `generation`
@@ -179,34 +203,28 @@ impl TaskStack {
         }
     }
 
-    /// Pushes `frame`; returns its depth, or `None` when the stack is
-    /// full. Only the owning task, with preemption off.
+    /// Pushes `frame` for the call whose level `hooked` keeps (`None` if
+    /// no client hooked it yet), with no data; returns the call's level,
+    /// or `None` when the frames are full. Only the owning task, with
+    /// preemption off.
     #[inline]
-    pub(crate) fn push(&self, mut frame: Frame) -> Option<usize> {
-        let depth = self.depth();
-        if depth >= MAX_FRAMES {
-            return None;
-        }
-        frame.data_at = self.data_depth.load(Relaxed) as u16;
-        frame.data_len = 0;
-        // Reserve first: an interrupt from here on pushes above.
-        self.depth.store(depth as u32 + 1, Relaxed);
-        compiler_fence(core::sync::atomic::Ordering::SeqCst);
-        // SAFETY: `depth` is below `MAX_FRAMES`, reserved for this call;
-        // only the owning task runs this (the invariant).
-        unsafe { (*self.frames.get())[depth] = frame };
-        compiler_fence(core::sync::atomic::Ordering::SeqCst);
-        Some(depth)
+    pub(crate) fn push(&self, frame: Frame, hooked: &Cell<Option<u16>>) -> Option<usize> {
+        let frame = Frame {
+            data_at: self.data_depth.load(Relaxed) as u16,
+            data_len: 0,
+            ..frame
+        };
+        self.push_call(frame, hooked)
     }
 
-    /// Pushes `frame` with `len` bytes of data that `fill` writes, for
-    /// its return to read ([`Self::data`]); returns its depth, or `None`
-    /// when the frames or the data are full. Only the owning task, with
-    /// preemption off.
+    /// Pushes `frame` as [`Self::push`] does, with `len` bytes of data
+    /// that `fill` writes, for its return to read ([`Self::data`]);
+    /// `None` when the frames or the data are full.
     #[inline]
     pub(crate) fn push_with_data(
         &self,
         frame: Frame,
+        hooked: &Cell<Option<u16>>,
         len: usize,
         fill: impl FnOnce(&mut [u8]),
     ) -> Option<usize> {
@@ -214,24 +232,62 @@ impl TaskStack {
         let end = at.checked_add(len).filter(|&end| end <= MAX_FRAME_DATA)?;
         // Reserve first: an interrupt from here on uses the bytes above.
         self.data_depth.store(end as u32, Relaxed);
-        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        compiler_fence(SeqCst);
         // SAFETY: `at..end` is within the data, reserved for this call;
         // only the owning task runs this (the invariant).
         fill(unsafe { &mut (&mut *self.data.get())[at..end] });
-        let Some(depth) = self.push(Frame {
+        let frame = Frame {
             data_at: at as u16,
+            data_len: len as u16,
             ..frame
-        }) else {
-            self.data_depth.store(at as u32, Relaxed);
-            return None;
         };
-        // SAFETY: as in `push`: the frame at `depth` is this call's.
-        unsafe {
-            let pushed = &mut (*self.frames.get())[depth];
-            pushed.data_at = at as u16;
-            pushed.data_len = len as u16;
+        let level = self.push_call(frame, hooked);
+        if level.is_none() {
+            self.data_depth.store(at as u32, Relaxed);
         }
-        Some(depth)
+        level
+    }
+
+    /// Gives `frame` its level and pushes it; the first frame of a call
+    /// counts the call, before the frame is reserved, so that an
+    /// interrupt from then on nests one level deeper.
+    #[inline]
+    fn push_call(&self, mut frame: Frame, hooked: &Cell<Option<u16>>) -> Option<usize> {
+        let calls = self.calls.load(Relaxed);
+        let first = hooked.get().is_none();
+        frame.calls_before = calls as u16;
+        frame.level = hooked.get().unwrap_or(calls as u16);
+        if first {
+            self.calls.store(calls + 1, Relaxed);
+            compiler_fence(SeqCst);
+        }
+        if !self.push_frame(frame) {
+            if first {
+                self.calls.store(calls, Relaxed);
+            }
+            return None;
+        }
+        hooked.set(Some(frame.level));
+        Some(usize::from(frame.level))
+    }
+
+    /// Reserves the next frame and writes `frame` there; false when the
+    /// frames are full. The number of distinct calls never passes the
+    /// number of frames, so both fit the frames' `u16`s.
+    #[inline]
+    fn push_frame(&self, frame: Frame) -> bool {
+        let depth = self.depth();
+        if depth >= MAX_FRAMES {
+            return false;
+        }
+        // Reserve first: an interrupt from here on pushes above.
+        self.depth.store(depth as u32 + 1, Relaxed);
+        compiler_fence(SeqCst);
+        // SAFETY: `depth` is below `MAX_FRAMES`, reserved for this call;
+        // only the owning task runs this (the invariant).
+        unsafe { (*self.frames.get())[depth] = frame };
+        compiler_fence(SeqCst);
+        true
     }
 
     /// The data of `frame`, a frame just popped: valid until
@@ -252,7 +308,7 @@ impl TaskStack {
     /// the owning task, with preemption off.
     #[inline]
     pub(crate) fn release(&self, index: usize, frame: &Frame) {
-        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        compiler_fence(SeqCst);
         self.depth.store(index as u32, Relaxed);
         self.data_depth.store(u32::from(frame.data_at), Relaxed);
     }
@@ -361,8 +417,14 @@ impl TaskStack {
             .get(..kept)
             .and_then(|f| f.last())
             .map_or(0, |f| u32::from(f.data_at) + u32::from(f.data_len));
-        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // The next call nests in the top frame kept.
+        let calls = frames
+            .get(..kept)
+            .and_then(|f| f.last())
+            .map_or(0, |f| u32::from(f.level) + 1);
+        compiler_fence(SeqCst);
         self.depth.store(kept as u32, Relaxed);
+        self.calls.store(calls, Relaxed);
         self.data_depth.store(data_end, Relaxed);
         depth - kept
     }
@@ -427,10 +489,13 @@ impl TaskStack {
             .rev()
             .find(|(_, f)| f.slot.wrapping_add(8) == slot_end)?;
         let frame = *frame;
-        compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        compiler_fence(SeqCst);
         // The frame itself and its data stay until its return is handled
         // ([`Self::release`]); the frames above and their data go.
         self.depth.store(index as u32 + 1, Relaxed);
+        // The call is no longer counted (unless another client's frame of
+        // it is below), nor are those of the frames dropped above.
+        self.calls.store(u32::from(frame.calls_before), Relaxed);
         let data_end = u32::from(frame.data_at) + u32::from(frame.data_len);
         self.data_depth.store(data_end, Relaxed);
         Some((frame, index, depth - index - 1))

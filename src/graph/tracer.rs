@@ -289,12 +289,12 @@ impl GraphClient {
     }
 
     /// Pushes a frame for the call whose return address is at `regs.sp`
-    /// and points that return at the trampoline. Returns the frame's
-    /// depth, or `None` when the task's stack is full.
+    /// and points that return at the trampoline. Returns the call's
+    /// level, or `None` when the task's stack is full.
     #[inline]
     fn hook(
         &self,
-        stack: &TaskStack,
+        (stack, cx): (&TaskStack, &CallContext<'_>),
         regs: &bindings::pt_regs,
         func: usize,
         role: u8,
@@ -315,7 +315,7 @@ impl GraphClient {
             role,
             ..Frame::default()
         };
-        let Some(depth) = stack.push(frame) else {
+        let Some(level) = stack.push(frame, &cx.hooked_level) else {
             self.stacks.full.fetch_add(1, Relaxed);
             return None;
         };
@@ -323,7 +323,7 @@ impl GraphClient {
         // SAFETY: as above; the frame now holds the real return address,
         // which the trampoline gets back from `rftrace_graph_return`.
         unsafe { core::ptr::write(slot as *mut usize, trampoline()) };
-        Some(depth)
+        Some(level)
     }
 
     /// The return of a call this client hooked, `frame`: ends the
@@ -339,18 +339,11 @@ impl GraphClient {
         }
     }
 
-    /// Records the return of the call of `frame`, at `depth` of `stack`,
+    /// Records the return of the call of `frame`, popped from `stack`,
     /// with `retval`. Without `sleep-time`, the time the task spent
     /// scheduled out during the call is left out of its duration (the call
     /// time moves forward by it).
-    fn record_return(
-        &self,
-        stack: &TaskStack,
-        frame: &Frame,
-        depth: usize,
-        retval: usize,
-        cx: &CallContext<'_>,
-    ) {
+    fn record_return(&self, stack: &TaskStack, frame: &Frame, retval: usize, cx: &CallContext<'_>) {
         if frame.role & Frame::RECORD == 0 {
             return;
         }
@@ -365,7 +358,7 @@ impl GraphClient {
         let exit = GraphExit {
             func: frame.func as u64,
             retval: retval as u64,
-            depth: depth as u32,
+            depth: u32::from(frame.level),
             overrun: 0,
             calltime,
             rettime,
@@ -391,7 +384,10 @@ impl FentryClient for GraphClient {
         match self.decide(flags, site, cx) {
             None => {}
             Some(Hook::Notrace) => {
-                if self.hook(stack, regs, ip, Frame::ENDS_NOTRACE, 0).is_some() {
+                if self
+                    .hook((stack, cx), regs, ip, Frame::ENDS_NOTRACE, 0)
+                    .is_some()
+                {
                     stack.set_flags(self.slot, self.generation, NOTRACE, true);
                 }
             }
@@ -400,9 +396,9 @@ impl FentryClient for GraphClient {
                 in_irq,
             }) => {
                 let instance = self.instance();
-                let depth = stack.depth();
+                let level = stack.level_of(cx.hooked_level.get());
                 let max = instance.max_graph_depth();
-                if max != 0 && depth >= max as usize {
+                if max != 0 && level >= max as usize {
                     return;
                 }
                 if !instance.records_on(cx.cpu) {
@@ -413,7 +409,7 @@ impl FentryClient for GraphClient {
                 } else {
                     Frame::RECORD
                 };
-                let Some(depth) = self.hook(stack, regs, ip, role, instance.now()) else {
+                let Some(level) = self.hook((stack, cx), regs, ip, role, instance.now()) else {
                     return;
                 };
                 if starts_graph {
@@ -424,7 +420,7 @@ impl FentryClient for GraphClient {
                     };
                     stack.set_flags(self.slot, self.generation, bits, true);
                 }
-                instance.record_graph_entry(ip as u64, depth as u64, cx);
+                instance.record_graph_entry(ip as u64, level as u64, cx);
             }
         }
     }
@@ -478,7 +474,7 @@ pub(crate) unsafe extern "C" fn rftrace_graph_return(
         if client.generation == frame.generation {
             client.end_frame(stack, &frame);
             // Unrecorded when this context is already inside the engine.
-            let _ = fentry::guarded(|cx| client.record_return(stack, &frame, depth, retval, cx));
+            let _ = fentry::guarded(|cx| client.record_return(stack, &frame, retval, cx));
         }
     }
     stack.release(depth, &frame);

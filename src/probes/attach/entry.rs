@@ -196,7 +196,7 @@ impl EntryClient {
         (table, probes): (&SiteProbes, &[SiteProbe]),
         regs: &bindings::pt_regs,
         ip: usize,
-        cpu: usize,
+        cx: &CallContext<'_>,
     ) {
         let returns = || probes.iter().map(|e| &e.probe).filter(|p| p.is_return);
         let size = returns().map(|p| p.handler.entry_data_size()).sum();
@@ -218,7 +218,7 @@ impl EntryClient {
         let hook = self.returns.load(Acquire);
         // SAFETY: the invariant; preemption is off.
         let hooked =
-            !hook.is_null() && unsafe { &*hook }.hook((regs, ip, cpu), (table.serial, size), save);
+            !hook.is_null() && unsafe { &*hook }.hook((regs, ip, cx), (table.serial, size), save);
         if !hooked {
             for probe in returns() {
                 probe.missed.fetch_add(1, Relaxed);
@@ -279,7 +279,7 @@ impl FentryClient for EntryClient {
         regs.ip = ip_before;
         regs.orig_ax = orig_ax_before;
         if returns {
-            self.hook_return((table, probes), regs, ip, cx.cpu);
+            self.hook_return((table, probes), regs, ip, cx);
         }
     }
 }
