@@ -14,7 +14,9 @@
 
 use crate::fentry::{self, Segment, Site, SiteTable};
 use crate::function_filter::{FilterKind, FilterSet};
+use crate::function_probes::ProbeEntry;
 use crate::instance::Instance;
+use crate::portable::function_probes::parse_probe;
 use crate::portable::input::InputError;
 use crate::rftracefs::Stream;
 use core::fmt::Write;
@@ -169,6 +171,10 @@ pub(crate) struct FilterFile {
     cursor: Cursor,
     /// Reads of the pending `:mod:` lines and the "all" line are done.
     tail_done: bool,
+    /// `set_ftrace_filter`: the function probes at open, listed after the
+    /// functions, and how many are listed so far.
+    probes: KVec<Arc<ProbeEntry>>,
+    probes_listed: usize,
 }
 
 impl FilterFile {
@@ -182,7 +188,15 @@ impl FilterFile {
         }
         .map_err(|e| (e, 0))?;
         // Words before a failing one take effect, as in ftrace.
-        let words = next.apply_write(table, data, self.kind.grammar());
+        let (instance, kind) = (&self.instance, self.kind);
+        let words = next.apply_write(table, data, kind.grammar(), &mut |command, function| {
+            // Only `set_ftrace_filter` takes function commands.
+            if kind != FilterKind::Filter {
+                return Err(InputError::UnsupportedFunctionCommand);
+            }
+            let spec = parse_probe(function, command.remove)?;
+            instance.apply_function_probe(table, command, &spec)
+        });
         self.instance
             .set_function_filter(self.kind, &next)
             .map_err(|e| (e, 0))?;
@@ -192,14 +206,49 @@ impl FilterFile {
     }
 }
 
+impl FilterFile {
+    /// Lists the functions of the filter (or the line saying there are
+    /// none), then its pending `:mod:` words; sets `tail_done` when done.
+    fn fill_functions(&mut self, table: &SiteTable, out: &mut TextOut<'_>) -> Result {
+        let listed = &self.listed;
+        if listed.is_empty() {
+            self.tail_done = true;
+            return out.write_str(self.kind.empty_line()).map_err(|_| ENOMEM);
+        }
+        // Most sites are not in the set: walk on until some text is made
+        // or the walk ends.
+        let mut more = true;
+        while more && out.0.is_empty() {
+            more = self
+                .cursor
+                .walk(table, LINES_PER_FILL * 16, |segment, site| {
+                    if listed.contains(&segment.info(site)) {
+                        write_name(out, segment, site)?;
+                        out.write_char('\n')?;
+                    }
+                    Ok(())
+                });
+        }
+        if !more {
+            self.tail_done = true;
+            listed.write_pending(table, out).map_err(|_| ENOMEM)?;
+        }
+        Ok(())
+    }
+}
+
 impl Stream for FilterFile {
     fn open(
         instance: &Arc<Instance>,
         index: usize,
-        _write_only: bool,
+        write_only: bool,
         truncate: bool,
     ) -> Result<Self> {
         let kind = FilterKind::from_index(index).ok_or(EINVAL)?;
+        let probes = match kind {
+            FilterKind::Filter if !write_only => instance.function_probes()?,
+            _ => KVec::new(),
+        };
         Ok(FilterFile {
             instance: instance.clone(),
             kind,
@@ -209,39 +258,30 @@ impl Stream for FilterFile {
             table: fentry::engine().map(|e| e.table()),
             cursor: Cursor::default(),
             tail_done: false,
+            probes,
+            probes_listed: 0,
         })
     }
 
     fn fill(&mut self, text: &mut KVec<u8>, _want: usize, _nonblock: bool) -> Result {
-        let Some(table) = self.table.as_ref() else {
+        let Some(table) = self.table.clone() else {
             return Ok(());
         };
-        let listed = &self.listed;
         let mut out = TextOut(text);
-        if listed.is_empty() {
-            if !self.tail_done {
-                self.tail_done = true;
-                out.write_str(self.kind.empty_line()).map_err(|_| ENOMEM)?;
+        if !self.tail_done {
+            self.fill_functions(&table, &mut out)?;
+        }
+        // The probes after the functions (an empty fill is the end).
+        if self.tail_done && out.0.is_empty() {
+            for entry in self
+                .probes
+                .iter()
+                .skip(self.probes_listed)
+                .take(LINES_PER_FILL)
+            {
+                entry.write_line(&table, &mut out).map_err(|_| ENOMEM)?;
+                self.probes_listed += 1;
             }
-            return Ok(());
-        }
-        // Most sites are not in the set: walk on until some text is made
-        // or the walk ends (an empty fill means the end).
-        let mut more = true;
-        while more && out.0.is_empty() {
-            more = self
-                .cursor
-                .walk(table, LINES_PER_FILL * 16, |segment, site| {
-                    if listed.contains(&segment.info(site)) {
-                        write_name(&mut out, segment, site)?;
-                        out.write_char('\n')?;
-                    }
-                    Ok(())
-                });
-        }
-        if !more && !self.tail_done {
-            self.tail_done = true;
-            listed.write_pending(table, &mut out).map_err(|_| ENOMEM)?;
         }
         Ok(())
     }

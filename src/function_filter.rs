@@ -12,7 +12,7 @@
 
 use crate::fentry::{Segment, SiteInfo, SiteTable};
 use crate::portable::func_filter::{
-    Action, FilterCommand, FilterFile, FilterWords, ModuleFilter, Site, Target,
+    Action, FilterCommand, FilterFile, FilterWords, FunctionCommand, ModuleFilter, Site, Target,
 };
 use crate::portable::input::InputError;
 use crate::portable::sort::heap_sort;
@@ -120,31 +120,36 @@ impl FilterSet {
 
     /// Applies the words of a write, in order, stopping at the first that
     /// fails: its error and its offset in `text` are returned (the words
-    /// before it took effect).
+    /// before it took effect). Words that name a function command
+    /// (`func:traceoff`) go to `on_command`, which acts on them at once.
     pub(crate) fn apply_write(
         &mut self,
         table: &SiteTable,
         text: &[u8],
         grammar: FilterFile,
+        on_command: &mut dyn FnMut(
+            &FilterCommand<'_>,
+            &FunctionCommand<'_>,
+        ) -> Result<(), InputError>,
     ) -> Result<(), (InputError, usize)> {
         let mut words = FilterWords::new(text, grammar);
         while let Some(command) = words.next() {
             command
-                .and_then(|command| self.apply_command(table, &command))
+                .and_then(|command| match command.action {
+                    Action::Command(function) => on_command(&command, &function),
+                    Action::List => self.apply_command(table, &command),
+                })
                 .map_err(|e| (e, words.last_word_offset()))?;
         }
         Ok(())
     }
 
-    /// Applies one word.
+    /// Applies one word that lists functions.
     fn apply_command(
         &mut self,
         table: &SiteTable,
         command: &FilterCommand<'_>,
     ) -> Result<(), InputError> {
-        if let Action::Command(_) = command.action {
-            return Err(InputError::UnsupportedFunctionCommand);
-        }
         let mut matched = KVec::new();
         for_each_site(table, |segment, site, line| {
             let info = segment.info(site);

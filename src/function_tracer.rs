@@ -14,6 +14,7 @@ use crate::fentry::{
     self, CallContext, FentryClient, SiteInfo, SiteRef, SiteSelector, UpdateError, UpdateReport,
 };
 use crate::function_filter::{FilterKind, FilterSet};
+use crate::function_probes::FunctionProbes;
 use crate::graph::{GraphFilters, GraphSession};
 use crate::instance::Instance;
 use crate::portable::input::InputError;
@@ -34,6 +35,8 @@ pub(crate) struct FunctionState {
     slot: Option<usize>,
     /// The function_graph tracer, while it runs.
     graph: Option<GraphSession>,
+    /// The function probes of `set_ftrace_filter` (`func:traceoff`...).
+    pub(crate) probes: FunctionProbes,
 }
 
 impl FunctionState {
@@ -46,6 +49,7 @@ impl FunctionState {
             graph_notrace: Arc::new(FilterSet::new(), GFP_KERNEL)?,
             slot: None,
             graph: None,
+            probes: FunctionProbes::new(),
         })
     }
 

@@ -9,9 +9,10 @@
 
 use crate::bindings;
 use crate::events::state::EventStates;
-use crate::fentry::CallContext;
+use crate::fentry::{CallContext, SiteTable};
 use crate::full_waiters::FullWaiters;
 use crate::function_filter::{FilterKind, FilterSet};
+use crate::function_probes::ProbeEntry;
 use crate::function_tracer::{self, FunctionState};
 use crate::graph::GraphFilters;
 use crate::pid_filter::{ForkFollower, PidFilters};
@@ -21,6 +22,8 @@ use crate::portable::records::stack::TYPE_KERNEL_STACK;
 use crate::portable::{
     cpumask::{self, CpuMask},
     error_log::ErrorLog,
+    func_filter::FilterCommand,
+    function_probes::ProbeSpec,
     input::InputError,
     output::{self, EntryHeader},
     records,
@@ -63,8 +66,10 @@ struct Control {
 /// # Invariants
 ///
 /// `options` and `tracing_on` are read without locks (the recording path
-/// will test them); they are only written with `control` held, so that a
-/// read-modify-write of the option bits is never lost.
+/// will test them); `options` is only written with `control` held, so that
+/// a read-modify-write of its bits is never lost. `tracing_on` is written
+/// with `control` held too, except by the `traceon` and `traceoff` function
+/// probes ([`Instance::switch_tracing`]), whose plain store loses nothing.
 ///
 /// # Lock order
 ///
@@ -270,7 +275,8 @@ impl Instance {
     /// kernel's removal of an instance does before freeing it; the
     /// instance stays usable (for `Drop`, which does it again).
     pub(crate) fn shut_down(&self) {
-        self.events.lock().disable_all(self);
+        self.functions.lock().probes.clear(self);
+        self.events.lock().release_all(self);
         let mut control = self.control.lock();
         self.stop_tracer(control.tracer.kind);
         control.tracer = &tracer::NOP;
@@ -289,6 +295,14 @@ impl Instance {
     /// Starts or stops recording.
     pub(crate) fn set_tracing_on(&self, on: bool) {
         let _control = self.control.lock();
+        self.tracing_on.store(on, Relaxed);
+    }
+
+    /// Starts or stops recording from a traced call (the `traceon` and
+    /// `traceoff` function probes): a plain store, as the kernel's
+    /// `tracer_tracing_on` and `_off`.
+    #[inline]
+    pub(crate) fn switch_tracing(&self, on: bool) {
         self.tracing_on.store(on, Relaxed);
     }
 
@@ -677,6 +691,26 @@ impl Instance {
         self.functions.lock().set_mut(kind).clone()
     }
 
+    /// Applies a function command word of `set_ftrace_filter`
+    /// (`func:traceoff`, `!func:stacktrace`), read as `spec`, over the
+    /// functions of `table`.
+    pub(crate) fn apply_function_probe(
+        &self,
+        table: &SiteTable,
+        command: &FilterCommand<'_>,
+        spec: &ProbeSpec<'_>,
+    ) -> Result<(), InputError> {
+        self.functions
+            .lock()
+            .probes
+            .apply(self, table, command, spec)
+    }
+
+    /// The function probes, as `set_ftrace_filter` lists them.
+    pub(crate) fn function_probes(&self) -> Result<KVec<Arc<ProbeEntry>>> {
+        self.functions.lock().probes.listing()
+    }
+
     /// Makes `set` the function filter of `kind`; a running function
     /// tracer re-patches what changed. On error nothing changed.
     pub(crate) fn set_function_filter(
@@ -900,6 +934,18 @@ impl Instance {
         if written {
             self.committed(buffer, cpu);
         }
+    }
+
+    /// Records a kernel stack trace (`<stack trace>`) of the traced call
+    /// at `regs`, as the `stacktrace` function probe does. Called by the
+    /// patch engine's dispatcher, in its context `cx`.
+    pub(crate) fn record_stack(&self, regs: &bindings::pt_regs, cx: &CallContext<'_>) {
+        if !self.records_on(cx.cpu) {
+            return;
+        }
+        let header = self.traced_header(TYPE_KERNEL_STACK, cx);
+        let stack = KernelStack::capture(header, regs);
+        self.write_traced(stack.as_bytes(), cx);
     }
 
     /// Whether `tracing_cpumask` has `cpu`.

@@ -16,6 +16,7 @@ mod fentry;
 mod full_waiters;
 mod function_files;
 mod function_filter;
+mod function_probes;
 mod function_tracer;
 mod graph;
 mod held_task;

@@ -14,6 +14,7 @@ use super::catalog::{Event, HEAD_MAX};
 use super::defined::{DefinedEvent, RecordSink};
 use super::filter::EventFilter;
 use super::retired::Retired;
+use super::soft::SoftSwitch;
 use crate::instance::Instance;
 use crate::kernel_api::perf_event::{OnSample, TracepointCounter};
 use crate::kernel_api::tracepoint::{synchronize_unregister, IntProbe, OnInt};
@@ -34,6 +35,8 @@ pub(crate) struct Sink {
     /// The event's filter in this instance, from `Arc::into_raw`; null for
     /// none. Replaced filters are released after a tracepoint grace period.
     filter: AtomicPtr<EventFilter>,
+    /// Off while the event is soft-disabled ([`super::soft`]).
+    switch: Arc<SoftSwitch>,
 }
 
 impl Drop for Sink {
@@ -83,6 +86,9 @@ impl Sink {
     /// Whether `record` (its first bytes fixed up in `head`) passes the
     /// event's pid filters and filter in `instance`.
     fn keeps(&self, instance: &Instance, head: &[u8], record: &[u8], cpu: usize) -> bool {
+        if self.switch.is_disabled() {
+            return false;
+        }
         let pid = i32::from_le_bytes([head[4], head[5], head[6], head[7]]);
         // The pid filters first, as the kernel's
         // `trace_event_buffer_reserve`.
@@ -160,8 +166,8 @@ enum Source {
 }
 
 impl Capture {
-    /// Starts recording `event` into `instance`. May sleep; the caller
-    /// must not hold `event_mutex`.
+    /// Starts recording `event` into `instance`, through `switch`. May
+    /// sleep; the caller must not hold `event_mutex`.
     ///
     /// # Safety
     ///
@@ -170,6 +176,7 @@ impl Capture {
         instance: &Instance,
         event: Arc<Event>,
         filter: Option<Arc<EventFilter>>,
+        switch: Arc<SoftSwitch>,
     ) -> Result<Self> {
         // INVARIANT: the caller keeps the instance alive longer.
         let sink = KBox::new(
@@ -177,6 +184,7 @@ impl Capture {
                 instance,
                 event,
                 filter: AtomicPtr::new(into_raw(filter)),
+                switch,
             },
             GFP_KERNEL,
         )?;
@@ -252,6 +260,16 @@ unsafe fn counter(event: &Event, cpu: usize, handler: *const Sink) -> Result<Tra
 }
 
 impl Capture {
+    /// The switch the capture records through.
+    pub(crate) fn switch(&self) -> &Arc<SoftSwitch> {
+        &self.sink.switch
+    }
+
+    /// The event captured.
+    pub(crate) fn event(&self) -> &Arc<Event> {
+        &self.sink.event
+    }
+
     /// Makes a new counter on `cpu`, which came online: perf dropped the
     /// one it had when it went offline. May sleep; not from the hotplug
     /// callback itself (perf takes the hotplug lock).

@@ -96,7 +96,8 @@ fn refused(error: Error) -> InputError {
 static EVENT_ENABLE: Attribute = Attribute {
     show: |inst, index, out| {
         let id = EventKey::from_index(index).id();
-        writeln!(out, "{}", u8::from(inst.events().is_enabled(id)))
+        let (records, soft) = inst.events().enable_state(id);
+        writeln!(out, "{}{}", u8::from(records), if soft { "*" } else { "" })
     },
     store: Some(|inst, index, text| {
         let on = parse_enable(text)?;

@@ -11,6 +11,7 @@
 //! - [`defined`]: events rftrace defines itself (probe events);
 //! - [`state`]: which events an instance records;
 //! - [`retired`]: captures of disabled events, released in the background;
+//! - [`soft`]: the switch of events that function probes turn on and off;
 //! - [`filter`]: event filters;
 //! - [`files`]: the rftracefs files;
 //! - [`tree`]: the directories of `events/`;
@@ -24,6 +25,7 @@ pub(crate) mod filter;
 pub(crate) mod hotplug;
 pub(crate) mod modules;
 pub(crate) mod retired;
+pub(crate) mod soft;
 pub(crate) mod state;
 pub(crate) mod text;
 pub(crate) mod tree;

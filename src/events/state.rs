@@ -8,6 +8,7 @@ use super::capture::{self, Capture};
 use super::catalog::{self, Event};
 use super::filter::EventFilter;
 use super::retired::Retired;
+use super::soft::SoftSwitch;
 use crate::instance::Instance;
 use crate::portable::events::filter::error::{
     self as filter_error, FilterError, ERROR_LOG_LOCATION,
@@ -34,6 +35,10 @@ pub(crate) struct EventStates {
     system_refusals: KVec<Option<(KVec<u8>, FilterError)>>,
     /// Captures of disabled events, being released.
     retired: Arc<Retired>,
+    /// How many function probes keep each event in soft mode
+    /// ([`super::soft`]): its capture stays while this is not zero, and
+    /// disabling it only turns its switch off.
+    soft_refs: KVec<u32>,
     /// `:mod:` words whose module was not loaded, oldest first (`set_event`
     /// lists them newest first); applied when the module comes.
     pending: KVec<KVec<u8>>,
@@ -74,6 +79,7 @@ impl EventStates {
             retired: Retired::new()?,
             captures: KVec::new(),
             enabled: 0,
+            soft_refs: KVec::new(),
             filters: KVec::new(),
             was_enabled: KVec::new(),
             system_refusals: KVec::new(),
@@ -86,8 +92,29 @@ impl EventStates {
         matches!(self.captures.get(usize::from(id)), Some(Some(_)))
     }
 
+    /// Whether function probes keep event `id` in soft mode.
+    fn in_soft_mode(&self, id: usize) -> bool {
+        self.soft_refs.get(id).is_some_and(|&refs| refs > 0)
+    }
+
+    /// What event `id`'s `enable` file shows: `1` while it records, else
+    /// `0`; then `*` in soft mode, as the kernel's.
+    pub(crate) fn enable_state(&self, id: u16) -> (bool, bool) {
+        let id = usize::from(id);
+        let switch = self
+            .captures
+            .get(id)
+            .and_then(|c| c.as_ref())
+            .map(Capture::switch);
+        let disabled = switch.is_some_and(|s| s.is_disabled());
+        (
+            switch.is_some() && !disabled,
+            disabled || self.in_soft_mode(id),
+        )
+    }
+
     /// Enables or disables `event` for `instance`, whose states these
-    /// are. May sleep.
+    /// are. In soft mode only its switch changes. May sleep.
     pub(crate) fn set_enabled(
         &mut self,
         instance: &Instance,
@@ -95,34 +122,79 @@ impl EventStates {
         on: bool,
     ) -> Result {
         let id = usize::from(event.id);
-        let filter = self.filters.get(id).and_then(|f| f.active.clone());
-        let capture = slot(&mut self.captures, id)?;
-        match (on, capture.is_some()) {
-            (true, false) => {
-                // As the kernel, task names and thread groups are saved
-                // from before the event records.
-                self.enabled += 1;
-                events_enabled(instance, self.enabled);
-                // SAFETY: the capture lives in `instance`'s own states, which
-                // the instance disables (`disable_all`) before it goes.
-                match unsafe { Capture::start(instance, event.clone(), filter) } {
-                    Ok(started) => *capture = Some(started),
-                    Err(e) => {
-                        self.enabled -= 1;
-                        events_enabled(instance, self.enabled);
-                        return Err(e);
-                    }
-                }
-                *slot(&mut self.was_enabled, id)? = true;
-            }
-            (false, true) => {
-                *capture = None;
-                self.enabled = self.enabled.saturating_sub(1);
-                events_enabled(instance, self.enabled);
-            }
-            _ => {}
+        let soft = self.in_soft_mode(id);
+        match (on, slot(&mut self.captures, id)?) {
+            (true, Some(capture)) => capture.switch().set_disabled(false),
+            (true, None) => self.start(instance, event, false)?,
+            (false, Some(capture)) if soft => capture.switch().set_disabled(true),
+            (false, Some(_)) => self.release(instance, core::iter::once(event.id)),
+            (false, None) => {}
         }
         Ok(())
+    }
+
+    /// Starts capturing `event`, its switch off if `disabled`.
+    fn start(&mut self, instance: &Instance, event: &Arc<Event>, disabled: bool) -> Result {
+        let id = usize::from(event.id);
+        let filter = self.filters.get(id).and_then(|f| f.active.clone());
+        let switch = SoftSwitch::new(disabled)?;
+        // As the kernel, task names and thread groups are saved from
+        // before the event records.
+        self.enabled += 1;
+        events_enabled(instance, self.enabled);
+        // SAFETY: the capture lives in `instance`'s own states, which the
+        // instance disables (`release_all`, or dropping them) before it goes.
+        let started = unsafe { Capture::start(instance, event.clone(), filter, switch) };
+        match started {
+            Ok(started) => *slot(&mut self.captures, id)? = Some(started),
+            Err(e) => {
+                self.enabled -= 1;
+                events_enabled(instance, self.enabled);
+                return Err(e);
+            }
+        }
+        *slot(&mut self.was_enabled, id)? = true;
+        Ok(())
+    }
+
+    /// A function probe puts `event` in soft mode: its capture stays until
+    /// the probe lets go ([`Self::soft_release`]); an event not enabled is
+    /// captured with its switch off. Returns the switch the probe turns.
+    pub(crate) fn soft_enable(
+        &mut self,
+        instance: &Instance,
+        event: &Arc<Event>,
+    ) -> Result<Arc<SoftSwitch>> {
+        let id = usize::from(event.id);
+        if !self.is_enabled(event.id) {
+            self.start(instance, event, true)?;
+        }
+        let switch = match self.captures.get(id) {
+            Some(Some(capture)) => capture.switch().clone(),
+            _ => return Err(ENODEV),
+        };
+        let refs = slot(&mut self.soft_refs, id)?;
+        *refs = refs.saturating_add(1);
+        Ok(switch)
+    }
+
+    /// A function probe lets go of `event`'s soft mode; the last one
+    /// leaves it as its switch says: disabled (its capture stops) or
+    /// enabled. Nothing if the event is gone since (its id may be
+    /// another event's now).
+    pub(crate) fn soft_release(&mut self, instance: &Instance, event: &Arc<Event>) {
+        let id = usize::from(event.id);
+        let same = match self.captures.get(id) {
+            Some(Some(capture)) => Arc::ptr_eq(capture.event(), event),
+            _ => false,
+        };
+        let Some(refs) = self.soft_refs.get_mut(id).filter(|_| same) else {
+            return;
+        };
+        *refs = refs.saturating_sub(1);
+        if *refs == 0 && self.enable_state(event.id) == (false, true) {
+            self.release(instance, core::iter::once(event.id));
+        }
     }
 
     /// Applies one `set_event` word: enables or disables each event it
@@ -239,8 +311,25 @@ impl EventStates {
     }
 
     /// Disables the events of `ids` (of `instance`, whose states these
-    /// are).
+    /// are); those in soft mode only have their switch turned off.
     fn disable(&mut self, instance: &Instance, ids: impl Iterator<Item = u16>) {
+        let mut stopped = KVec::new();
+        for id in ids {
+            let Some(Some(capture)) = self.captures.get(usize::from(id)) else {
+                continue;
+            };
+            if self.in_soft_mode(usize::from(id)) {
+                capture.switch().set_disabled(true);
+            } else if stopped.push(id, GFP_KERNEL).is_err() {
+                // Without room to batch it, it stops on its own.
+                self.release(instance, core::iter::once(id));
+            }
+        }
+        self.release(instance, stopped.into_iter());
+    }
+
+    /// Stops the captures of `ids`, soft mode or not.
+    fn release(&mut self, instance: &Instance, ids: impl Iterator<Item = u16>) {
         if self.stop(ids) > 0 {
             events_enabled(instance, self.enabled);
         }
@@ -276,10 +365,19 @@ impl EventStates {
         }
     }
 
-    /// Disables every event of `instance`, whose states these are.
+    /// Disables every event of `instance`, whose states these are, as
+    /// `set_event` opened with `O_TRUNC` does: those in soft mode only
+    /// have their switch turned off.
     pub(crate) fn disable_all(&mut self, instance: &Instance) {
         let count = self.captures.len();
         self.disable(instance, (0..count).map(|id| id as u16));
+    }
+
+    /// Stops every capture of `instance`, whose states these are, soft
+    /// mode or not: rftrace is going.
+    pub(crate) fn release_all(&mut self, instance: &Instance) {
+        let count = self.captures.len();
+        self.release(instance, (0..count).map(|id| id as u16));
     }
 
     /// Forgets events `ids`, whose module is going: disables them and
@@ -287,10 +385,13 @@ impl EventStates {
     /// it appeared (the buffer then holds records whose ids will be
     /// reused).
     pub(crate) fn forget(&mut self, instance: &Instance, ids: &[u16]) -> bool {
-        self.disable(instance, ids.iter().copied());
+        self.release(instance, ids.iter().copied());
         let mut used = false;
         for &id in ids {
             let id = usize::from(id);
+            if let Some(refs) = self.soft_refs.get_mut(id) {
+                *refs = 0;
+            }
             if let Some(was) = self.was_enabled.get_mut(id) {
                 used |= core::mem::take(was);
             }

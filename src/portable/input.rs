@@ -36,6 +36,8 @@ pub(crate) enum InputError {
     UnsupportedFunctionCommand,
     /// A function filter that selects no function.
     NoMatchingFunction,
+    /// A function probe that every function it selects has already.
+    ProbeExists,
     /// A bounded list is full.
     NoSpace,
     /// What the file controls is not available (the patch engine did not
@@ -77,6 +79,7 @@ impl InputError {
             InputError::UnknownFunctionCommand => "Unknown function command",
             InputError::UnsupportedFunctionCommand => "Function command not supported",
             InputError::NoMatchingFunction => "No function matches",
+            InputError::ProbeExists => "Function probe already set",
             InputError::NoSpace => "No space left for more entries",
             InputError::NoDevice => "Function tracing is not available",
             InputError::FunctionBusy => {

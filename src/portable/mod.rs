@@ -12,6 +12,7 @@ pub(crate) mod cpumask;
 pub(crate) mod error_log;
 pub(crate) mod events;
 pub(crate) mod func_filter;
+pub(crate) mod function_probes;
 pub(crate) mod glob;
 pub(crate) mod graph_output;
 pub(crate) mod input;

@@ -62,7 +62,7 @@ impl Drop for ProbeEvents {
         };
         // Enabled events are disabled first: the module is going.
         for instance in instances::list::all().unwrap_or_default().iter() {
-            instance.events().disable_all(instance);
+            instance.events().release_all(instance);
         }
         if let Err(e) = registry.remove_all(None) {
             pr_warn!("probe events left behind at unload: {e:?}\n");

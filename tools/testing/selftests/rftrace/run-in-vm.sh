@@ -15,9 +15,16 @@ dir=${RFTRACE_TRACING_DIR:-/sys/kernel/rftrace}
 if [ "$dir" != /sys/kernel/rftrace ] && ! grep -q " $dir tracefs " /proc/mounts; then
 	mount -t tracefs nodev "$dir" || echo "# mounting tracefs at $dir failed"
 fi
+# A debug kernel (KASAN, lockdep, kmemleak) under TCG runs each case
+# several times slower, more so with every function traced: the cases'
+# time limits are scaled, unless RFTRACE_TIMEOUT_SCALE says otherwise.
+mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+if [ -f /sys/kernel/debug/kmemleak ]; then
+	export RFTRACE_TIMEOUT_SCALE=${RFTRACE_TIMEOUT_SCALE:-6}
+fi
 "$here/rftracetest" -d "$dir" $cases
 status=$?
-if mount -t debugfs nodev /sys/kernel/debug 2>/dev/null && [ -f /sys/kernel/debug/kmemleak ]; then
+if [ -f /sys/kernel/debug/kmemleak ]; then
 	# Unreferenced objects are found after two scans; report what remains.
 	echo scan > /sys/kernel/debug/kmemleak
 	sleep 6
