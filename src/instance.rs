@@ -32,7 +32,7 @@ use crate::portable::{
 };
 use crate::ring_buffer::{self, NoPreempt, TraceBuffer};
 use crate::stack_trace::KernelStack;
-use crate::task_info::TaskInfo;
+use crate::task_info::{TaskInfo, TaskUse};
 use crate::tracer::{self, Tracer};
 use crate::wait::WaitQueue;
 use core::fmt;
@@ -119,9 +119,11 @@ pub(crate) struct Instance {
     /// The snapshot buffer, when allocated.
     #[pin]
     spare: Mutex<Option<Arc<TraceBuffer>>>,
-    /// The names and thread groups of the tasks in the records.
-    #[pin]
-    tasks: TaskInfo,
+    /// The names and thread groups of the tasks in the records: the top
+    /// level's, which every instance shares, as the kernel's.
+    tasks: Arc<TaskInfo>,
+    /// What this instance asks of `tasks`.
+    task_use: TaskUse,
     #[pin]
     readers: WaitQueue,
     /// Readers of `trace_pipe_raw` waiting for a ring to fill, and
@@ -169,7 +171,11 @@ impl Instance {
     ) -> Result<Arc<Self>> {
         let is_top = top.is_none();
         let errors = KBox::new(ErrorLog::new(), GFP_KERNEL)?;
-        let tasks = TaskInfo::new(nr_cpu_ids(), options)?;
+        let tasks = match &top {
+            Some(top) => top.tasks.clone(),
+            None => Arc::pin_init(TaskInfo::new(nr_cpu_ids(), options)?, GFP_KERNEL)?,
+        };
+        let task_use = TaskUse::new(options);
         let mut pages = KVec::new();
         for _ in 0..nr_cpu_ids() {
             pages.push(
@@ -202,7 +208,8 @@ impl Instance {
                 live: AtomicPtr::new(live),
                 buffer <- new_mutex!(buffer),
                 spare <- new_mutex!(None),
-                tasks <- tasks,
+                tasks,
+                task_use,
                 readers <- WaitQueue::new(),
                 full_readers <- FullWaiters::new(),
                 control <- new_mutex!(Control {
@@ -283,7 +290,10 @@ impl Instance {
         control.function_fork = None;
         control.event_fork = None;
         drop(control);
-        self.tasks.stop();
+        self.tasks.release(&self.task_use);
+        if self.top.is_none() {
+            self.tasks.stop();
+        }
     }
 
     /// Whether events are being recorded (`tracing_on`).
@@ -328,8 +338,11 @@ impl Instance {
         }
         self.options
             .store(self.options().with(option, on).0, Relaxed);
-        if option == trace_options::RECORD_CMD || option == trace_options::RECORD_TGID {
-            self.tasks.set_options(self.options());
+        if option == trace_options::RECORD_CMD && self.top.is_none() {
+            self.tasks.set_record_cmd(&self.task_use, on);
+        }
+        if option == trace_options::RECORD_TGID {
+            self.tasks.set_record_tgid(&self.task_use, on);
         }
         if option == trace_options::OVERWRITE {
             if let Some(spare) = self.spare.lock().as_ref() {
@@ -511,6 +524,12 @@ impl Instance {
         &self.tasks
     }
 
+    /// Whether any event is enabled in the instance now: the task names
+    /// and thread groups are saved while one is. May sleep.
+    pub(crate) fn set_events_enabled(&self, any: bool) {
+        self.tasks.set_events_enabled(&self.task_use, any);
+    }
+
     /// Readers of `trace_pipe_raw` waiting for a ring to fill to
     /// `buffer_percent`.
     pub(crate) fn full_readers(&self) -> &FullWaiters {
@@ -635,7 +654,7 @@ impl Instance {
             return Ok(());
         }
         self.stop_tracer(control.tracer.kind);
-        self.tasks.set_tracer_running(false);
+        self.tasks.set_tracer_running(&self.task_use, false);
         control.tracer = &tracer::NOP;
         // Every tracer starts on an empty buffer, as ftrace's tracer_init()
         // resets it (the control lock is held, as resets need).
@@ -656,7 +675,7 @@ impl Instance {
         // The function tracers name their tasks (the kernel's
         // `tracing_start_cmdline_record` in their `init`).
         self.tasks
-            .set_tracer_running(tracer.kind != tracer::Kind::Nop);
+            .set_tracer_running(&self.task_use, tracer.kind != tracer::Kind::Nop);
         drop(control);
         if skipped {
             self.log_error(

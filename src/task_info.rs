@@ -17,6 +17,12 @@
 //! `record-cmd` says) or while events are enabled with `record-cmd` on;
 //! thread groups while events are enabled with `record-tgid` on (the
 //! kernel's function tracers do not start tgid recording).
+//!
+//! As the kernel's `savedcmd` and `tgid_map`, there is one [`TaskInfo`]
+//! for every instance: the top level makes it and the instances share it,
+//! so `saved_cmdlines` (which trace-cmd reads at the top level) names the
+//! tasks of every instance's records. Each instance says what it wants
+//! through its own [`TaskUse`], and the probes run while any wants them.
 
 use crate::cpu_local;
 use crate::kernel_api::task::{self, TaskRef};
@@ -55,26 +61,66 @@ const SAVE_COMM: u8 = 1;
 /// The probes save thread groups.
 const SAVE_TGID: u8 = 2;
 
+/// What one instance asks of the shared [`TaskInfo`] (`USE_*` bits).
+///
+/// # Invariants
+///
+/// The bits change only under the saver lock of the `TaskInfo` the
+/// instance uses, which counts them in its [`Wanted`].
+pub(crate) struct TaskUse(AtomicU8);
+
+/// The instance's function or function_graph tracer runs.
+const USE_TRACER: u8 = 1;
+/// Some event is enabled in the instance.
+const USE_EVENTS: u8 = 2;
+/// The instance's `record-tgid` is on.
+const USE_TGID: u8 = 4;
+
+impl TaskUse {
+    /// Nothing asked yet, for an instance whose options are `options`.
+    pub(crate) fn new(options: OptionSet) -> Self {
+        let tgid = options.has(trace_options::RECORD_TGID);
+        TaskUse(AtomicU8::new(if tgid { USE_TGID } else { 0 }))
+    }
+}
+
 /// Who wants task information saved: the kernel's `sched_cmdline_ref` and
-/// `sched_tgid_ref`, for one instance.
+/// `sched_tgid_ref`, counted over the instances.
 #[derive(Clone, Copy)]
 struct Wanted {
-    /// The function or function_graph tracer runs.
-    tracer: bool,
-    /// Some event is enabled.
-    events: bool,
-    /// `record-cmd` is on.
+    /// Instances whose function or function_graph tracer runs.
+    tracers: usize,
+    /// Instances with some event enabled.
+    events: usize,
+    /// Instances with some event enabled and `record-tgid` on.
+    tgid_events: usize,
+    /// The top level's `record-cmd` (an option of the top level only).
     record_cmd: bool,
-    /// `record-tgid` is on.
-    record_tgid: bool,
 }
 
 impl Wanted {
     /// What the probes save (`SAVE_*`); 0 when nothing is wanted.
     fn saving(self) -> u8 {
-        let comm = self.tracer || (self.events && self.record_cmd);
-        let tgid = self.events && self.record_tgid;
+        let comm = self.tracers > 0 || (self.events > 0 && self.record_cmd);
+        let tgid = self.tgid_events > 0;
         (if comm { SAVE_COMM } else { 0 }) | (if tgid { SAVE_TGID } else { 0 })
+    }
+
+    /// Counts an instance's `USE_*` bits in (`add`) or out.
+    fn count(&mut self, bits: u8, add: bool) {
+        let change = |count: &mut usize, has: bool| {
+            if has {
+                *count = if add {
+                    count.saturating_add(1)
+                } else {
+                    count.saturating_sub(1)
+                };
+            }
+        };
+        let events = bits & USE_EVENTS != 0;
+        change(&mut self.tracers, bits & USE_TRACER != 0);
+        change(&mut self.events, events);
+        change(&mut self.tgid_events, events && bits & USE_TGID != 0);
     }
 }
 
@@ -84,7 +130,7 @@ struct Saver {
     probes: Option<MeetingProbes<TaskInfo>>,
 }
 
-/// The task names and thread groups of one instance.
+/// The task names and thread groups of the records of every instance.
 ///
 /// # Invariants
 ///
@@ -112,7 +158,7 @@ pub(crate) struct TaskInfo {
 }
 
 impl TaskInfo {
-    /// Nothing saved yet, for `cpus` CPUs and an instance whose options
+    /// Nothing saved yet, for `cpus` CPUs and a top level whose options
     /// are `options`.
     pub(crate) fn new(cpus: usize, options: OptionSet) -> Result<impl PinInit<Self>> {
         let names = name_table(cmdlines::DEFAULT_ENTRIES)?;
@@ -121,10 +167,10 @@ impl TaskInfo {
             pending.push(AtomicBool::new(false), GFP_KERNEL)?;
         }
         let wanted = Wanted {
-            tracer: false,
-            events: false,
+            tracers: 0,
+            events: 0,
+            tgid_events: 0,
             record_cmd: options.has(trace_options::RECORD_CMD),
-            record_tgid: options.has(trace_options::RECORD_TGID),
         };
         Ok(pin_init!(Self {
             pending,
@@ -220,22 +266,33 @@ impl TaskInfo {
         Ok(())
     }
 
-    /// The function or function_graph tracer starts (`true`) or stops.
-    pub(crate) fn set_tracer_running(&self, running: bool) {
-        self.update(|wanted| wanted.tracer = running);
+    /// The function or function_graph tracer of the instance using `user`
+    /// starts (`true`) or stops. May sleep.
+    pub(crate) fn set_tracer_running(&self, user: &TaskUse, running: bool) {
+        self.update(user, |bits| with(bits, USE_TRACER, running), |_| {});
     }
 
-    /// Whether any event is enabled now.
-    pub(crate) fn set_events_enabled(&self, any: bool) {
-        self.update(|wanted| wanted.events = any);
+    /// Whether the instance using `user` has any event enabled now. May
+    /// sleep.
+    pub(crate) fn set_events_enabled(&self, user: &TaskUse, any: bool) {
+        self.update(user, |bits| with(bits, USE_EVENTS, any), |_| {});
     }
 
-    /// `record-cmd` or `record-tgid` changed: `options` are the new ones.
-    pub(crate) fn set_options(&self, options: OptionSet) {
-        self.update(|wanted| {
-            wanted.record_cmd = options.has(trace_options::RECORD_CMD);
-            wanted.record_tgid = options.has(trace_options::RECORD_TGID);
-        });
+    /// The `record-tgid` option of the instance using `user` changed. May
+    /// sleep.
+    pub(crate) fn set_record_tgid(&self, user: &TaskUse, on: bool) {
+        self.update(user, |bits| with(bits, USE_TGID, on), |_| {});
+    }
+
+    /// The top level's `record-cmd` changed. May sleep.
+    pub(crate) fn set_record_cmd(&self, user: &TaskUse, on: bool) {
+        self.update(user, |bits| bits, |wanted| wanted.record_cmd = on);
+    }
+
+    /// The instance using `user` is going: it wants nothing any more. May
+    /// sleep.
+    pub(crate) fn release(&self, user: &TaskUse) {
+        self.update(user, |_| 0, |_| {});
     }
 
     /// Stops saving: the probes go. May sleep.
@@ -248,11 +305,23 @@ impl TaskInfo {
         drop(probes);
     }
 
-    /// Changes who wants task information, then starts or stops the probes
-    /// to match. May sleep.
-    fn update(&self, change: impl FnOnce(&mut Wanted)) {
+    /// Changes what `user` asks (`bits`) and what every instance does
+    /// (`global`), then starts or stops the probes to match. May sleep.
+    fn update(
+        &self,
+        user: &TaskUse,
+        bits: impl FnOnce(u8) -> u8,
+        global: impl FnOnce(&mut Wanted),
+    ) {
         let mut saver = self.saver.lock();
-        change(&mut saver.wanted);
+        // INVARIANT: the bits change under the saver lock, counted out and
+        // in again.
+        let old = user.0.load(Relaxed);
+        let new = bits(old);
+        user.0.store(new, Relaxed);
+        saver.wanted.count(old, false);
+        saver.wanted.count(new, true);
+        global(&mut saver.wanted);
         let saving = saver.wanted.saving();
         if saving == 0 {
             self.saving.store(0, Relaxed);
@@ -328,6 +397,15 @@ impl PinnedDrop for TaskInfo {
     fn drop(self: Pin<&mut Self>) {
         // No probe may run with this value as its data any more.
         self.stop();
+    }
+}
+
+/// `bits` with `bit` set or cleared.
+fn with(bits: u8, bit: u8, on: bool) -> u8 {
+    if on {
+        bits | bit
+    } else {
+        bits & !bit
     }
 }
 

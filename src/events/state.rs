@@ -611,7 +611,7 @@ impl Write for Bytes<'_> {
 /// Tells `instance` how many events it records now: while it records
 /// some, it saves the tasks it sees as `record-cmd` and `record-tgid` say.
 fn events_enabled(instance: &Instance, count: usize) {
-    instance.tasks().set_events_enabled(count > 0);
+    instance.set_events_enabled(count > 0);
 }
 
 /// Logs an event that cannot be recorded, when many were enabled.
