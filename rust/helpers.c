@@ -3,6 +3,7 @@
  * Thin C shims for kernel `static inline` functions and macros that bindgen
  * cannot turn into callable symbols. Each wraps exactly one kernel API.
  */
+#include <asm/tsc.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/cred.h>
@@ -110,6 +111,11 @@ bool rft_cpu_possible(unsigned int cpu)
 u64 rft_local_clock(void)
 {
 	return local_clock();
+}
+
+u64 rft_rdtsc_ordered(void)
+{
+	return rdtsc_ordered();
 }
 
 

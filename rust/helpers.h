@@ -25,6 +25,7 @@ u32 rft_gid_value(kgid_t gid);
 unsigned int rft_nr_cpu_ids(void);
 bool rft_cpu_possible(unsigned int cpu);
 u64 rft_local_clock(void);
+u64 rft_rdtsc_ordered(void);
 unsigned long rft_get_zeroed_page(void);
 void rft_free_page(unsigned long addr);
 void rft_preempt_disable_notrace(void);

@@ -381,6 +381,8 @@ impl Instance {
                 TraceClock::Mono => bindings::ktime_get_mono_fast_ns(),
                 TraceClock::MonoRaw => bindings::ktime_get_raw_fast_ns(),
                 TraceClock::Boot => bindings::ktime_get_boot_fast_ns(),
+                TraceClock::Tai => bindings::ktime_get_tai_fast_ns(),
+                TraceClock::X86Tsc => bindings::rft_rdtsc_ordered(),
             }
         }
     }

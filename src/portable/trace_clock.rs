@@ -25,10 +25,14 @@ pub(crate) enum TraceClock {
     MonoRaw,
     /// `CLOCK_BOOTTIME`.
     Boot,
+    /// `CLOCK_TAI`.
+    Tai,
+    /// The x86 time stamp counter (cycles, not a time).
+    X86Tsc,
 }
 
 /// Every clock, in the order `trace_clock` lists them.
-pub(crate) const ALL: [TraceClock; 8] = [
+pub(crate) const ALL: [TraceClock; 10] = [
     TraceClock::Local,
     TraceClock::Global,
     TraceClock::Counter,
@@ -37,6 +41,8 @@ pub(crate) const ALL: [TraceClock; 8] = [
     TraceClock::Mono,
     TraceClock::MonoRaw,
     TraceClock::Boot,
+    TraceClock::Tai,
+    TraceClock::X86Tsc,
 ];
 
 impl TraceClock {
@@ -51,12 +57,17 @@ impl TraceClock {
             TraceClock::Mono => "mono",
             TraceClock::MonoRaw => "mono_raw",
             TraceClock::Boot => "boot",
+            TraceClock::Tai => "tai",
+            TraceClock::X86Tsc => "x86-tsc",
         }
     }
 
     /// Whether its values are nanoseconds (else they print as plain counts).
     pub(crate) fn in_ns(self) -> bool {
-        !matches!(self, TraceClock::Counter | TraceClock::Uptime)
+        !matches!(
+            self,
+            TraceClock::Counter | TraceClock::Uptime | TraceClock::X86Tsc
+        )
     }
 
     /// Its index in [`ALL`].
@@ -102,10 +113,10 @@ mod tests {
     fn lists_like_the_kernel() {
         let mut s = String::new();
         assert!(write_list(&mut s, TraceClock::Local).is_ok());
-        assert_eq!(s, "[local] global counter uptime perf mono mono_raw boot\n");
+        assert_eq!(s, "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n");
         s.clear();
         assert!(write_list(&mut s, TraceClock::MonoRaw).is_ok());
-        assert_eq!(s, "local global counter uptime perf mono [mono_raw] boot\n");
+        assert_eq!(s, "local global counter uptime perf mono [mono_raw] boot tai x86-tsc\n");
     }
 
     #[test]
@@ -113,7 +124,8 @@ mod tests {
         assert_eq!(TraceClock::parse(b"global\n"), Ok(TraceClock::Global));
         assert_eq!(TraceClock::parse(b"mono_raw"), Ok(TraceClock::MonoRaw));
         assert_eq!(TraceClock::parse(b"[local]"), Err(InputError::UnknownValue));
-        assert_eq!(TraceClock::parse(b"x86-tsc"), Err(InputError::UnknownValue));
+        assert_eq!(TraceClock::parse(b"x86-tsc"), Ok(TraceClock::X86Tsc));
+        assert_eq!(TraceClock::parse(b"tsc"), Err(InputError::UnknownValue));
         for c in ALL {
             assert_eq!(TraceClock::from_index(c.index()), c);
         }
