@@ -6,7 +6,9 @@
 #   make            build rftrace.ko against the test kernel (or KDIR=...)
 #   make run        boot the test kernel in QEMU with rftrace loaded
 #   make test       host unit tests + in-VM selftests (DEBUG=1: debug kernel)
+#                   + KernelShark opening a trace.dat recorded on rftracefs
 #   make check      rustfmt, clippy and a warning-free build
+#   make install    rftrace-cmd (trace-cmd on rftracefs) into PREFIX=/usr/local
 #   make vng-test   the selftests under virtme-ng instead of the own runner
 #   make bench      side-by-side benchmarks against the kernel's ftrace
 
@@ -19,7 +21,7 @@ export LLVM
 # kernel built (once, then cached) by build-kernel.sh.
 kdir = $${KDIR:-$$($(VM)/build-kernel.sh $(FLAVOUR))}
 
-.PHONY: all setup kernel module test-tools run test ftrace-selftests hosttest vmtest runner-selftest check vng-test bench clean
+.PHONY: all setup kernel module test-tools run test ftrace-selftests hosttest vmtest kernelshark-test install install-check runner-selftest check vng-test bench clean
 
 all: module
 
@@ -52,6 +54,19 @@ test-tools:
 	@cd $(TRACECMD_DIR) && cargo build -q --release
 	@cp $(TRACECMD_DIR)/target/release/librftrace_tracecmd_dir.so $(TRACECMD_DIR)/rftrace-cmd $(SELFTEST_BIN)/
 
+# rftrace-cmd (trace-cmd on rftracefs) and its preload library, into
+# $(DESTDIR)$(PREFIX)/bin and $(DESTDIR)$(PREFIX)/lib/rftrace.
+PREFIX ?= /usr/local
+install: test-tools
+	@install -D -m 755 $(TRACECMD_DIR)/rftrace-cmd "$(DESTDIR)$(PREFIX)/bin/rftrace-cmd"
+	@install -D -m 644 $(SELFTEST_BIN)/librftrace_tracecmd_dir.so "$(DESTDIR)$(PREFIX)/lib/rftrace/librftrace_tracecmd_dir.so"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/rftrace-cmd"
+
+# An installed rftrace-cmd points Debian's trace-cmd at the directory it is
+# given: a stand-in tracing directory whose tracer list trace-cmd shows.
+install-check: setup
+	@tools/testing/tracecmd-dir/install-check.sh
+
 run: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode demo
 
@@ -64,7 +79,12 @@ runner-selftest:
 vmtest: module
 	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode test
 
-test: hosttest runner-selftest vmtest
+# KernelShark opens the trace.dat that the VM's tracecmd/kernelshark_data.tc
+# recorded on rftracefs (on a virtual X server; a screenshot is kept).
+kernelshark-test: setup
+	@o=$${RFTRACE_OUT:-out} && tools/testing/kernelshark/check.sh "$$o/share/kernelshark/rftrace.dat" "$$o/kernelshark.png"
+
+test: hosttest runner-selftest install-check vmtest kernelshark-test
 
 # Side-by-side benchmarks (rftrace vs the kernel's ftrace) in one VM run.
 bench: module

@@ -14,9 +14,11 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # udev: virtme-ng guests run the host's udevd to name their virtio ports.
 # trace-cmd: the selftests run it in the guest (the initramfs takes the
 # host's, with its libraries) against rftracefs and the kernel's tracefs.
+# kernelshark, xvfb, x11-utils, xdotool, imagemagick: `make test` opens a
+# trace.dat recorded on rftracefs in KernelShark on a virtual X server.
 debs=(clang-19 lld-19 llvm-19 libclang-19-dev bc bison flex libelf-dev
       libssl-dev libc6-dev cpio kmod busybox-static xz-utils rsync udev
-      trace-cmd)
+      trace-cmd kernelshark xvfb x11-utils xdotool imagemagick)
 
 have_all() {
 	local p
