@@ -113,10 +113,16 @@ mod tests {
     fn lists_like_the_kernel() {
         let mut s = String::new();
         assert!(write_list(&mut s, TraceClock::Local).is_ok());
-        assert_eq!(s, "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n");
+        assert_eq!(
+            s,
+            "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n"
+        );
         s.clear();
         assert!(write_list(&mut s, TraceClock::MonoRaw).is_ok());
-        assert_eq!(s, "local global counter uptime perf mono [mono_raw] boot tai x86-tsc\n");
+        assert_eq!(
+            s,
+            "local global counter uptime perf mono [mono_raw] boot tai x86-tsc\n"
+        );
     }
 
     #[test]
