@@ -17,7 +17,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
-kdir= mode=test timeout=${RFTRACE_VM_TIMEOUT:-1200}
+kdir= mode=test timeout=${RFTRACE_VM_TIMEOUT:-2700}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kdir) kdir=$2; shift 2 ;;
