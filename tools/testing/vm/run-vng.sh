@@ -25,7 +25,7 @@ kvm=--disable-kvm
 # As in run-vm.sh: the patching checks on. vng runs TCG multi-threaded.
 guest_script="RFTRACE_INSMOD_ARGS=debug_patching=1 RFTRACE_KO=$top/rftrace.ko $top/tools/testing/selftests/rftrace/run-in-vm.sh > $out/share/ktap.log 2>&1; dmesg > $out/share/dmesg.log"
 set +e
-timeout "${RFTRACE_VM_TIMEOUT:-1500}" vng --run "$kdir" $kvm --cpus 2 --memory 2G --user root \
+timeout "${RFTRACE_VM_TIMEOUT:-2700}" vng --run "$kdir" $kvm --cpus 2 --memory 2G --user root \
 	--rwdir "$out/share" --exec "$guest_script" </dev/null > "$out/console.log" 2>&1
 status=$?
 set -e
