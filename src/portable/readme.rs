@@ -10,8 +10,9 @@
 pub(crate) const TEXT: &str = "\
 rftrace mini-HOWTO (rftracefs, a tracefs-compatible file system)
 
- Mount:    mount -t rftracefs nodev /sys/kernel/rftrace
-   Mount options: uid=<id>  gid=<id>  mode=<octal permissions of the root>
+ Mount:    mount -t rftracefs [-o [gid=<gid>]] nodev /sys/kernel/rftrace
+   Mount options: uid=<id>  gid=<id>  mode=<octal permissions of the root>;
+   gid adds the group to every directory and file
 
  Files in the root and in every instance:
   README\t\t- this file
