@@ -7,6 +7,7 @@
 #   make run        boot the test kernel in QEMU with rftrace loaded
 #   make test       host unit tests + in-VM selftests (DEBUG=1: debug kernel)
 #                   + KernelShark opening a trace.dat recorded on rftracefs
+#   make slowtest   the in-VM selftests with the slow ones (# slow:) too
 #   make check      rustfmt, clippy and a warning-free build
 #   make install    rftrace-cmd (trace-cmd on rftracefs) into PREFIX=/usr/local
 #   make vng-test   the selftests under virtme-ng instead of the own runner
@@ -21,7 +22,7 @@ export LLVM
 # kernel built (once, then cached) by build-kernel.sh.
 kdir = $${KDIR:-$$($(VM)/build-kernel.sh $(FLAVOUR))}
 
-.PHONY: all setup kernel module test-tools run test ftrace-selftests hosttest vmtest kernelshark-test install install-check runner-selftest check vng-test bench clean
+.PHONY: all setup kernel module test-tools run test ftrace-selftests hosttest vmtest slowtest kernelshark-test install install-check runner-selftest check vng-test bench clean
 
 all: module
 
@@ -85,6 +86,11 @@ kernelshark-test: setup
 	@o=$${RFTRACE_OUT:-out} && tools/testing/kernelshark/check.sh "$$o/share/kernelshark/rftrace.dat" "$$o/kernelshark.png"
 
 test: hosttest runner-selftest install-check vmtest kernelshark-test
+
+# The in-VM selftests with the slow cases too (those marked "# slow:",
+# which `make test` and CI leave out).
+slowtest: module
+	@k=$(kdir) && RFTRACE_SLOW=1 $(VM)/run-vm.sh --kdir "$$k" --mode test
 
 # Side-by-side benchmarks (rftrace vs the kernel's ftrace) in one VM run.
 bench: module

@@ -74,6 +74,8 @@ append="console=ttyS0 rdinit=/init rftrace.mode=$mode panic=-1 reboot=t"
 # RFTRACE_TESTS=buffer/snapshot.tc,control runs only those cases (test mode;
 # in ftrace-selftests mode, cases or directories of the kernel's test.d).
 [ -z "${RFTRACE_TESTS:-}" ] || append="$append rftrace.tests=$RFTRACE_TESTS"
+# RFTRACE_SLOW=1 runs the cases marked "# slow:" too (test mode).
+[ -z "${RFTRACE_SLOW:-}" ] || append="$append rftrace.slow=$RFTRACE_SLOW"
 # RFTRACE_TRACING_DIR=/sys/kernel/tracing runs the cases against the kernel's
 # own tracefs instead of rftracefs, to check the cases against the reference
 # (ftrace-selftests mode: =both runs them against tracefs, then rftracefs).
