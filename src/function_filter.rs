@@ -230,7 +230,7 @@ impl FilterSet {
 
 /// Calls `f` on every site in listing order with its line number in
 /// `available_filter_functions` (from 1).
-fn for_each_site(
+pub(crate) fn for_each_site(
     table: &SiteTable,
     mut f: impl FnMut(&Segment, &crate::fentry::Site, usize) -> Result<(), InputError>,
 ) -> Result<(), InputError> {

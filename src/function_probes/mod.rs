@@ -20,6 +20,7 @@ use crate::events::catalog::Event;
 use crate::events::soft::SoftSwitch;
 use crate::events::state;
 use crate::fentry::{self, SiteTable};
+use crate::function_filter::for_each_site;
 use crate::function_tracer::update_error;
 use crate::instance::Instance;
 use crate::portable::func_filter::{CommandKind, FilterCommand, Site, Target};
@@ -353,23 +354,20 @@ fn selected_sites(
     command: &FilterCommand<'_>,
 ) -> Result<KVec<(u64, usize)>, InputError> {
     let mut sites = KVec::new();
-    let mut line = 0;
-    for segment in table.segments.iter() {
-        for site in segment.sites.iter() {
-            line += 1;
-            let info = segment.info(site);
-            let candidate = Site {
-                line,
-                function: info.name,
-                module: info.module,
-            };
-            if command.selects(&candidate) {
-                sites
-                    .push((info.serial, info.ip), GFP_KERNEL)
-                    .map_err(|_| InputError::NoMemory)?;
-            }
+    for_each_site(table, |segment, site, line| {
+        let info = segment.info(site);
+        let candidate = Site {
+            line,
+            function: info.name,
+            module: info.module,
+        };
+        if command.selects(&candidate) {
+            sites
+                .push((info.serial, info.ip), GFP_KERNEL)
+                .map_err(|_| InputError::NoMemory)?;
         }
-    }
+        Ok(())
+    })?;
     if sites.is_empty() {
         return Err(InputError::NoMatchingFunction);
     }
