@@ -12,6 +12,7 @@
 #   make install    rftrace-cmd (trace-cmd on rftracefs) into PREFIX=/usr/local
 #   make vng-test   the selftests under virtme-ng instead of the own runner
 #   make bench      side-by-side benchmarks against the kernel's ftrace
+#                   (FLAVOUR=os or FLAVOUR=mitigations: on those kernels)
 
 VM      := tools/testing/vm
 FLAVOUR := $(if $(filter 1 y yes,$(DEBUG)),debug,fast)
@@ -92,9 +93,12 @@ test: hosttest runner-selftest install-check vmtest kernelshark-test
 slowtest: module
 	@k=$(kdir) && RFTRACE_SLOW=1 $(VM)/run-vm.sh --kdir "$$k" --mode test
 
-# Side-by-side benchmarks (rftrace vs the kernel's ftrace) in one VM run.
+# Side-by-side benchmarks (rftrace vs the kernel's ftrace): one VM run timed
+# by the host, one counting guest instructions, and both ratios by row.
+# FLAVOUR=os (built for size) or FLAVOUR=mitigations benchmarks those
+# kernels (each built and cached like the test kernel).
 bench: module
-	@k=$(kdir) && $(VM)/run-vm.sh --kdir "$$k" --mode bench | grep '^rftrace-bench:' | sed 's/^rftrace-bench: //'
+	@k=$(kdir) && tools/testing/bench/run-host.sh "$$k"
 
 # The kernel's own ftrace selftests (its test.d, unchanged) run against
 # rftracefs by rftracetest: a compatibility report, not a pass/fail gate.

@@ -191,10 +191,11 @@ void rft_init_irq_work(struct irq_work *work, void (*func)(struct irq_work *))
 	init_irq_work(work, func);
 }
 
-/* wait_event_interruptible() with the condition as a callback. */
-int rft_wait_event_interruptible(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg)
+/* wait_event_interruptible_timeout() with the condition as a callback,
+ * the timeout in milliseconds. */
+long rft_wait_event_interruptible_timeout_ms(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg, unsigned int ms)
 {
-	return wait_event_interruptible(*wq, cond(arg));
+	return wait_event_interruptible_timeout(*wq, cond(arg), msecs_to_jiffies(ms));
 }
 
 void rft_poll_wait(struct file *file, struct wait_queue_head *wq, struct poll_table_struct *pt)

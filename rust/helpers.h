@@ -45,7 +45,7 @@ bool rft_wq_has_sleeper(struct wait_queue_head *wq);
 bool rft_waitqueue_active(struct wait_queue_head *wq);
 struct irq_work;
 void rft_init_irq_work(struct irq_work *work, void (*func)(struct irq_work *));
-int rft_wait_event_interruptible(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg);
+long rft_wait_event_interruptible_timeout_ms(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg, unsigned int ms);
 void rft_poll_wait(struct file *file, struct wait_queue_head *wq, struct poll_table_struct *pt);
 void rft_current_comm(char *buf);
 

@@ -160,11 +160,20 @@ pub(crate) unsafe fn preempt_enable_notrace() {
 /// `irqs_disabled()`: whether interrupts are off on this CPU.
 #[inline(always)]
 pub(crate) fn irqs_disabled() -> bool {
-    /// `X86_EFLAGS_IF`.
-    const INTERRUPTS_ON: u64 = 1 << 9;
-    let flags: u64;
+    let flags: usize;
     // SAFETY: reads the flags register through the stack, as
     // `native_save_fl` does.
     unsafe { asm!("pushf", "pop {flags}", flags = out(reg) flags, options(preserves_flags)) };
     flags & INTERRUPTS_ON == 0
 }
+
+/// Whether the saved flags register `flags` has interrupts off: for code
+/// that has the flags already (the patch engine's trampoline saves them),
+/// cheaper than reading them again.
+#[inline(always)]
+pub(crate) fn irqs_off_in(flags: usize) -> bool {
+    flags & INTERRUPTS_ON == 0
+}
+
+/// `X86_EFLAGS_IF`.
+const INTERRUPTS_ON: usize = 1 << 9;

@@ -18,6 +18,7 @@ use crate::function_probes::FunctionProbes;
 use crate::graph::{GraphFilters, GraphSession};
 use crate::instance::Instance;
 use crate::portable::input::InputError;
+use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use kernel::{prelude::*, sync::Arc};
 
 /// The function filters of an instance and whether its function tracer
@@ -31,8 +32,9 @@ pub(crate) struct FunctionState {
     pub(crate) graph_functions: Arc<FilterSet>,
     /// `set_graph_notrace`: subtrees the graph tracer leaves out.
     pub(crate) graph_notrace: Arc<FilterSet>,
-    /// The engine slot, while the function tracer runs.
-    slot: Option<usize>,
+    /// The engine slot and the client in it, while the function tracer
+    /// runs.
+    running: Option<(usize, Arc<FunctionClient>)>,
     /// The function_graph tracer, while it runs.
     graph: Option<GraphSession>,
     /// The function probes of `set_ftrace_filter` (`func:traceoff`...).
@@ -47,7 +49,7 @@ impl FunctionState {
             notrace: Arc::new(FilterSet::new(), GFP_KERNEL)?,
             graph_functions: Arc::new(FilterSet::new(), GFP_KERNEL)?,
             graph_notrace: Arc::new(FilterSet::new(), GFP_KERNEL)?,
-            slot: None,
+            running: None,
             graph: None,
             probes: FunctionProbes::new(),
         })
@@ -86,24 +88,35 @@ impl FunctionState {
 /// had to be left out because the kernel's ftrace uses them (the caller
 /// logs it once it holds no instance lock).
 pub(crate) fn start(instance: &Instance, state: &mut FunctionState) -> Result<bool, InputError> {
-    if state.slot.is_some() {
+    if state.running.is_some() {
         return Ok(false);
     }
     let engine = fentry::engine().ok_or(InputError::NoDevice)?;
-    let client = FunctionClient { instance };
+    let client = FunctionClient {
+        instance,
+        armed: AtomicBool::new(false),
+    };
     let client = Arc::new(client, GFP_KERNEL).map_err(|_| InputError::NoMemory)?;
     let (slot, report) = engine
-        .register(client, state.selector()?)
+        .register(client.clone(), state.selector()?)
         .map_err(update_error)?;
-    state.slot = Some(slot);
+    // Armed once every site is patched: the patching itself calls traced
+    // functions on every CPU, which would otherwise fill the buffer with
+    // the text poking of the start (the kernel's `function_enabled`).
+    client.armed.store(true, Relaxed);
+    state.running = Some((slot, client));
     Ok(skipped(&report))
 }
 
 /// Stops the function tracer (or the function_graph tracer) of
 /// `instance`: when this returns no CPU records for it any more.
 pub(crate) fn stop(state: &mut FunctionState) {
-    if let (Some(slot), Some(engine)) = (state.slot.take(), fentry::engine()) {
-        engine.unregister(slot);
+    if let Some((slot, client)) = state.running.take() {
+        // Disarmed first: the unpatching records nothing either.
+        client.armed.store(false, Relaxed);
+        if let Some(engine) = fentry::engine() {
+            engine.unregister(slot);
+        }
     }
     if let Some(graph) = state.graph.take() {
         graph.stop();
@@ -142,11 +155,11 @@ pub(crate) fn refilter(state: &FunctionState) -> Result<bool, InputError> {
     if let Some(graph) = &state.graph {
         return graph.reselect(state.selector()?);
     }
-    let (Some(slot), Some(engine)) = (state.slot, fentry::engine()) else {
+    let (Some((slot, _)), Some(engine)) = (&state.running, fentry::engine()) else {
         return Ok(false);
     };
     let report = engine
-        .reselect(slot, state.selector()?)
+        .reselect(*slot, state.selector()?)
         .map_err(update_error)?;
     Ok(skipped(&report))
 }
@@ -176,6 +189,9 @@ pub(crate) fn update_error(e: UpdateError) -> InputError {
 /// before it goes.
 struct FunctionClient {
     instance: *const Instance,
+    /// Whether calls are recorded: off while the engine patches the sites
+    /// in and out.
+    armed: AtomicBool,
 }
 
 // SAFETY: `Instance` is `Sync`; the pointer is only used to call its
@@ -193,6 +209,9 @@ impl FentryClient for FunctionClient {
         _site: &SiteRef<'_>,
         cx: &CallContext<'_>,
     ) {
+        if !self.armed.load(Relaxed) {
+            return;
+        }
         // SAFETY: the instance outlives the registration (the invariant).
         let instance = unsafe { &*self.instance };
         instance.record_function(ip, parent_ip, regs, cx);

@@ -543,7 +543,7 @@ impl Instance {
     /// to fill to `buffer_percent`.
     #[inline]
     fn wake_readers(&self, buffer: &TraceBuffer, cpu: usize) {
-        self.readers.wake_all();
+        self.readers.wake_after_write();
         self.full_readers.wake_if_full(buffer, cpu);
     }
 
@@ -887,7 +887,7 @@ impl Instance {
     /// for the current task, in its context `cx`.
     #[inline]
     fn traced_header(&self, kind: u16, cx: &CallContext<'_>) -> EntryHeader {
-        let (flags, depth) = context_of(cx.preempt_count);
+        let (flags, depth) = context_of(cx.preempt_count, cx.irqs_off);
         EntryHeader {
             kind,
             flags,
@@ -1113,14 +1113,16 @@ pub(crate) fn nr_cpu_ids() -> usize {
 
 /// The `trace_entry` flags and preemption depth of the current context.
 pub(crate) fn current_context() -> (u8, u8) {
-    context_of(crate::cpu_local::preempt_count())
+    context_of(
+        crate::cpu_local::preempt_count(),
+        crate::cpu_local::irqs_disabled(),
+    )
 }
 
 /// The `trace_entry` flags and preemption depth of the current context,
-/// whose `preempt_count()` is `count`.
+/// whose `preempt_count()` is `count`, with interrupts off if `irqs_off`.
 #[inline]
-fn context_of(count: u32) -> (u8, u8) {
-    let irqs_off = crate::cpu_local::irqs_disabled();
+fn context_of(count: u32, irqs_off: bool) -> (u8, u8) {
     let resched = crate::cpu_local::need_resched();
     let mut flags = 0;
     if irqs_off {

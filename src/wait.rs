@@ -4,7 +4,11 @@
 //! (`trace_pipe`), with poll support.
 
 use crate::bindings;
-use kernel::{error::to_result, ffi::c_void, prelude::*, types::Opaque};
+use kernel::{ffi::c_void, prelude::*, types::Opaque};
+
+/// How often a waiting reader looks at its condition although nobody
+/// woke it, in milliseconds: the longest a missed wake-up delays it.
+pub(crate) const RECHECK_MS: u32 = 100;
 
 /// A kernel `wait_queue_head` for readers, and the `irq_work` through
 /// which writers in any context (NMI included) wake them.
@@ -56,6 +60,21 @@ impl WaitQueue {
         }
     }
 
+    /// Wakes every waiter, if there is one, after a write to the ring,
+    /// from any context: as [`Self::wake_all`], but without its full
+    /// barrier, which would cost every recorded event one. A reader that is
+    /// just queueing itself while the event's data is not yet visible to it
+    /// may be missed, as the kernel's ring buffer may miss one
+    /// (`ring_buffer_poll_wait`): [`Self::wait_until`] looks again every
+    /// [`RECHECK_MS`], a poller at the next event.
+    #[inline]
+    pub(crate) fn wake_after_write(&self) {
+        if self.may_have_sleeper() {
+            // SAFETY: as in `wake_all`.
+            unsafe { bindings::irq_work_queue(self.work.get()) };
+        }
+    }
+
     /// Whether a task may be waiting, read without a barrier: a waiter that
     /// is just queueing itself may be missed. Only for a writer about to
     /// check a condition that stays true until a reader acts (a ring
@@ -82,7 +101,8 @@ impl WaitQueue {
     }
 
     /// Sleeps until `ready()` holds; fails with `ERESTARTSYS` when a signal
-    /// arrives first.
+    /// arrives first. Looks at `ready()` every [`RECHECK_MS`] too, for a
+    /// wake-up [`Self::wake_after_write`] missed.
     pub(crate) fn wait_until<F: Fn() -> bool>(&self, ready: &F) -> Result {
         /// Evaluates the condition for the C wait loop.
         ///
@@ -93,14 +113,24 @@ impl WaitQueue {
             // SAFETY: `arg` is the `&F` passed below, alive during the wait.
             unsafe { (*arg.cast::<F>())() }
         }
-        // SAFETY: the head is initialised; `ready` outlives the call.
-        to_result(unsafe {
-            bindings::rft_wait_event_interruptible(
-                self.head.get(),
-                Some(call::<F>),
-                core::ptr::from_ref(ready).cast(),
-            )
-        })
+        loop {
+            // SAFETY: the head is initialised; `ready` outlives the call.
+            let left = unsafe {
+                bindings::rft_wait_event_interruptible_timeout_ms(
+                    self.head.get(),
+                    Some(call::<F>),
+                    core::ptr::from_ref(ready).cast(),
+                    RECHECK_MS,
+                )
+            };
+            // Positive: `ready()` held; negative: a signal came.
+            if left > 0 {
+                return Ok(());
+            }
+            if left < 0 {
+                return Err(ERESTARTSYS);
+            }
+        }
     }
 
     /// Registers `file`'s poll table on this queue.

@@ -59,16 +59,18 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
     // SAFETY: a handler set lives an RCU grace period after the last site
     // stopped pointing at it; preemption is off.
     let set = unsafe { &*set };
+    // SAFETY: `regs` is the trampoline's frame, alive for this call.
+    let regs = unsafe { &mut *regs };
     let cx = CallContext {
         cpu: guard.cpu,
         preempt_count: guard.preempt_count,
+        irqs_off: cpu_local::irqs_off_in(regs.flags),
         preempt_off: &guard.preempt_off,
         hooked_level: Cell::new(None),
     };
     let at = SiteRef { segment, site };
     for client in set.clients.iter() {
-        // SAFETY: `regs` is the trampoline's frame, alive for this call.
-        client.call(ip, parent_ip, unsafe { &mut *regs }, &at, &cx);
+        client.call(ip, parent_ip, regs, &at, &cx);
     }
 }
 
@@ -89,6 +91,7 @@ pub(crate) fn guarded<R>(f: impl FnOnce(&CallContext<'_>) -> R) -> Option<R> {
     let cx = CallContext {
         cpu: guard.cpu,
         preempt_count: guard.preempt_count,
+        irqs_off: cpu_local::irqs_disabled(),
         preempt_off: &guard.preempt_off,
         hooked_level: Cell::new(None),
     };

@@ -64,6 +64,9 @@ pub(crate) struct State {
     slots: [Option<Slot>; SLOTS],
     /// Every handler set some site points at.
     sets: KVec<Arc<HandlerSet>>,
+    /// Handler sets no site points at any more, which a CPU may still be
+    /// running: dropped after the next wait for the dispatchers.
+    retired: KVec<Arc<HandlerSet>>,
 }
 
 /// A change planned for one site.
@@ -149,6 +152,7 @@ impl Engine {
                 table: initial,
                 slots: [const { None }; SLOTS],
                 sets: KVec::new(),
+                retired: KVec::new(),
             }),
             recursion,
             recursion_misses: AtomicU64::new(0),
@@ -215,20 +219,36 @@ impl Engine {
             .unwrap_or_else(|_| entry.selector.clone());
         // Un-selecting never needs memory for new handler sets beyond the
         // plan; should even that fail, the sites are cleared one by one.
-        if self.apply(&mut state, slot, None).is_err() {
+        if self.apply_keeping_sets(&mut state, slot, None).is_err() {
             self.clear_slot_slowly(&mut state, slot);
         }
         let removed = state.slots.get_mut(slot).and_then(Option::take);
+        let retired = core::mem::take(&mut state.retired);
         drop(state);
         // The handler sets that held the client are gone; wait until no CPU
-        // can still be calling it before dropping the last reference.
+        // can still be calling it (or running one of those sets) before
+        // dropping the last references: one wait for both.
         wait_for_dispatchers();
+        drop(retired);
         drop(removed);
     }
 
     /// Plans and applies `slot`'s selection over every segment (or only
-    /// `only`).
+    /// `only`), and drops the handler sets it left unused.
     pub(crate) fn apply(
+        &self,
+        state: &mut State,
+        slot: usize,
+        only: Option<&Segment>,
+    ) -> Result<UpdateReport, UpdateError> {
+        let result = self.apply_keeping_sets(state, slot, only);
+        drop_retired(state);
+        result
+    }
+
+    /// As [`Self::apply`], but leaves the unused handler sets in
+    /// `state.retired` for the caller to drop after a wait.
+    fn apply_keeping_sets(
         &self,
         state: &mut State,
         slot: usize,
@@ -363,8 +383,7 @@ impl Engine {
         }
     }
 
-    /// Drops the handler sets no site uses any more, once no CPU can still
-    /// be running one.
+    /// Moves the handler sets no site uses any more to `state.retired`.
     fn collect_sets(&self, state: &mut State) {
         let in_use = |mask: u64| {
             state.table.segments.iter().any(|segment| {
@@ -376,23 +395,19 @@ impl Engine {
         };
         // Room for every set first, so that none is dropped early; without
         // it the sets stay until a later update.
-        let Ok(mut unused) = KVec::with_capacity(state.sets.len(), GFP_KERNEL) else {
+        if state.retired.reserve(state.sets.len(), GFP_KERNEL).is_err() {
             return;
-        };
+        }
         let mut i = 0;
         while let Some(set) = state.sets.get(i) {
             if in_use(set.mask) {
                 i += 1;
             } else if let Ok(set) = state.sets.remove(i) {
                 // Within the capacity reserved: cannot fail.
-                let _ = unused.push(set, GFP_ATOMIC);
+                let _ = state.retired.push(set, GFP_ATOMIC);
             } else {
                 break;
             }
-        }
-        if !unused.is_empty() {
-            wait_for_dispatchers();
-            drop(unused);
         }
     }
 
@@ -429,6 +444,7 @@ impl Engine {
         if self.carry_out(state, plan, false).is_err() {
             pr_err!("could not unpatch a going module's sites\n");
         }
+        drop_retired(state);
     }
 
     /// Unpatches every site: the engine is shutting down.
@@ -623,6 +639,15 @@ pub(crate) fn wait_for_dispatchers() {
     unsafe {
         bindings::synchronize_rcu();
         bindings::synchronize_rcu_tasks_rude();
+    }
+}
+
+/// Drops the handler sets an update retired, once no CPU can still be
+/// running one.
+fn drop_retired(state: &mut State) {
+    if !state.retired.is_empty() {
+        wait_for_dispatchers();
+        state.retired.clear();
     }
 }
 

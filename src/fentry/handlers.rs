@@ -48,6 +48,9 @@ pub(crate) struct CallContext<'a> {
     pub(crate) cpu: usize,
     /// `preempt_count()`, counting the dispatcher's own disabling.
     pub(crate) preempt_count: u32,
+    /// Whether interrupts are off (the dispatcher leaves them as they
+    /// were at the call).
+    pub(crate) irqs_off: bool,
     /// Preemption is off while the clients run.
     pub(crate) preempt_off: &'a NoPreempt,
     /// The call's nesting level once a client hooked its return (pushed a

@@ -64,7 +64,9 @@ pub(super) fn scan_module(module: *mut bindings::module) -> Result<Segment> {
             failed = add_site(&mut segment, &rec);
         }
     });
-    failed.map(|()| segment)
+    failed?;
+    segment.seal()?;
+    Ok(segment)
 }
 
 /// Whether a record is a site rftrace lists: not marked unusable by the
@@ -97,8 +99,9 @@ fn module_name(module: *mut bindings::module) -> Result<KVec<u8>> {
 }
 
 /// Adds a finished segment, unless it is empty.
-fn push_segment(segments: &mut KVec<Arc<Segment>>, segment: Segment) -> Result {
+fn push_segment(segments: &mut KVec<Arc<Segment>>, mut segment: Segment) -> Result {
     if !segment.sites.is_empty() {
+        segment.seal()?;
         segments.push(Arc::new(segment, GFP_KERNEL)?, GFP_KERNEL)?;
     }
     Ok(())

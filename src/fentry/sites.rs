@@ -11,6 +11,7 @@
 
 use super::handlers::HandlerSet;
 use crate::bindings;
+use crate::portable::fentry::site_index;
 use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, Ordering::Relaxed};
 use kernel::{prelude::*, sync::Arc};
 
@@ -102,6 +103,11 @@ pub(crate) struct Segment {
     pub(crate) end: usize,
     pub(crate) sites: KVec<Site>,
     names: KVec<u8>,
+    /// Where each bucket of the text starts in `sites` ([`site_index`]),
+    /// made by [`Self::seal`]; empty until then.
+    index: KVVec<u32>,
+    /// The index's bucket size, in address bits.
+    shift: u32,
 }
 
 // SAFETY: the raw pointer names the module, which outlives the segment's
@@ -135,6 +141,8 @@ impl Segment {
             end: 0,
             sites: KVec::new(),
             names: KVec::new(),
+            index: KVVec::new(),
+            shift: 0,
         }
     }
 
@@ -185,10 +193,33 @@ impl Segment {
         }
     }
 
-    /// The site at call address `ip`.
+    /// Indexes the sites once the last is pushed: until then
+    /// [`Self::find`] finds none.
+    pub(crate) fn seal(&mut self) -> Result {
+        let span = self.end.saturating_sub(self.start);
+        let shift = site_index::bucket_shift(span, self.sites.len());
+        let mut index = KVVec::new();
+        index.resize(site_index::index_len(span, shift), 0, GFP_KERNEL)?;
+        site_index::build(
+            &mut index,
+            self.start,
+            shift,
+            self.sites.iter().map(|s| s.ip),
+        );
+        self.index = index;
+        self.shift = shift;
+        Ok(())
+    }
+
+    /// The site at call address `ip`: a bucket of the index, then a search
+    /// among the few sites in it.
+    #[inline]
     pub(crate) fn find(&self, ip: usize) -> Option<&Site> {
-        let index = self.sites.binary_search_by(|s| s.ip.cmp(&ip)).ok()?;
-        self.sites.get(index)
+        let range = site_index::candidates(&self.index, self.start, self.shift, ip);
+        let first = range.start;
+        let bucket = self.sites.get(range)?;
+        let at = bucket.binary_search_by(|s| s.ip.cmp(&ip)).ok()?;
+        self.sites.get(first + at)
     }
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod cmdlines;
 pub(crate) mod cpumask;
 pub(crate) mod error_log;
 pub(crate) mod events;
+pub(crate) mod fentry;
 pub(crate) mod func_filter;
 pub(crate) mod function_probes;
 pub(crate) mod glob;

@@ -2,7 +2,12 @@
 # Build the test kernel once per (source version, config, toolchain) into a
 # cache outside the work tree, and print its build directory (KDIR).
 #
-#   build-kernel.sh [debug]
+#   build-kernel.sh [fast|debug|os|mitigations]
+#
+# fast is the test kernel (config); the others merge a fragment on top of
+# it: debug (config.debug: lockdep, KASAN, kmemleak) for the debug runs, os
+# (config.os: built for size) and mitigations (config.mitigations: CPU
+# mitigations on) for `make bench FLAVOUR=...`.
 #
 # RFTRACE_CACHE overrides the cache root (default ~/.cache/rftrace).
 set -euo pipefail
@@ -22,7 +27,11 @@ tarball=$(ls /usr/src/linux-source-7.2.tar.* 2>/dev/null | head -n1)
 kver=$(dpkg-query -W -f='${Version}' linux-source-7.2)
 
 frags=("$cfgdir/config")
-[ "$flavour" = debug ] && frags+=("$cfgdir/config.debug")
+case $flavour in
+fast) ;;
+debug|os|mitigations) frags+=("$cfgdir/config.$flavour") ;;
+*) die "no kernel flavour $flavour (fast, debug, os, mitigations)" ;;
+esac
 
 key=$( { echo "$kver"; cat "${frags[@]}"; rustc --version; "clang$llvm" --version | head -n1; } |
 	sha256sum | cut -c1-12)
@@ -58,8 +67,11 @@ log "configuring $flavour kernel $kver in $out"
 mk tinyconfig >/dev/null
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
 mk olddefconfig >/dev/null
-# Every option the fragments ask for must have survived olddefconfig.
-missing=$(grep -h '^CONFIG_' "${frags[@]}" | while IFS= read -r line; do
+# Every option the fragments ask for (the last fragment naming it wins)
+# must have survived olddefconfig.
+wanted=$(grep -h '^CONFIG_' "${frags[@]}" | awk -F= '{ v[$1] = $0; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+	END { for (i = 0; i < n; i++) print v[order[i]] }')
+missing=$(echo "$wanted" | while IFS= read -r line; do
 	case $line in
 	*=n) grep -q "^# ${line%=n} is not set" "$out/.config" || echo "$line" ;;
 	*) grep -qx "$line" "$out/.config" || echo "$line" ;;

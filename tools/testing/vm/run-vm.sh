@@ -89,6 +89,17 @@ debug_patching=${RFTRACE_DEBUG_PATCHING:-}
 [ "$debug_patching" = 0 ] || append="$append rftrace.debug_patching=1"
 # RFTRACE_BENCH=function_tracer runs only those benchmarks (bench mode).
 [ -z "${RFTRACE_BENCH:-}" ] || append="$append rftrace.bench=$RFTRACE_BENCH"
+# RFTRACE_ICOUNT=1: guest time counts instructions (one a nanosecond),
+# whatever the host's speed: the benchmarks' second measure.
+if [ "${RFTRACE_ICOUNT:-0}" = 1 ]; then
+	[ "$accel" = tcg ] || { echo "run-vm: RFTRACE_ICOUNT needs TCG" >&2; exit 2; }
+	qemu+=(-icount shift=0)
+fi
+# A kernel built with CPU mitigations (config.mitigations) uses them: the
+# emulated CPU claims enhanced IBRS, which would leave retpolines out.
+if grep -qx 'CONFIG_CPU_MITIGATIONS=y' "$kdir/.config" 2>/dev/null; then
+	append="$append spectre_v2=retpoline"
+fi
 
 if [ "$mode" != test ] && [ -t 0 ] && [ -t 1 ]; then
 	# A terminal is attached: the demo ends in a shell in the VM.
