@@ -92,6 +92,7 @@ pub(crate) fn start(instance: &Instance, state: &mut FunctionState) -> Result<bo
         return Ok(false);
     }
     let engine = fentry::engine().ok_or(InputError::NoDevice)?;
+    instance.note_header_cpu();
     let client = FunctionClient {
         instance,
         armed: AtomicBool::new(false),

@@ -101,6 +101,9 @@ pub(crate) struct Instance {
     /// Open files, and [`REMOVED`].
     users: AtomicU32,
     tracing_on: AtomicBool,
+    /// The CPU the `latency-format` header names: where the function
+    /// tracer last started (the kernel's `array_buffer.cpu`).
+    header_cpu: AtomicU32,
     /// Readers of `trace` holding recording off (`pause-on-trace`); it
     /// does not change what `tracing_on` shows, as in ftrace.
     paused: AtomicU32,
@@ -199,6 +202,7 @@ impl Instance {
                 top,
                 users: AtomicU32::new(0),
                 tracing_on: AtomicBool::new(true),
+                header_cpu: AtomicU32::new(0),
                 paused: AtomicU32::new(0),
                 options: AtomicU64::new(options.0),
                 clock: AtomicU32::new(u32::from(TraceClock::Local.index())),
@@ -300,6 +304,18 @@ impl Instance {
     #[inline]
     pub(crate) fn tracing_on(&self) -> bool {
         self.tracing_on.load(Relaxed)
+    }
+
+    /// The CPU the `latency-format` header names.
+    pub(crate) fn header_cpu(&self) -> u32 {
+        self.header_cpu.load(Relaxed)
+    }
+
+    /// Notes the CPU this runs on as the one the `latency-format` header
+    /// names, as the kernel's function tracer does when it starts.
+    pub(crate) fn note_header_cpu(&self) {
+        self.header_cpu
+            .store(crate::cpu_local::processor_id() as u32, Relaxed);
     }
 
     /// Starts or stops recording.

@@ -430,6 +430,7 @@ impl TraceFile {
                 written: s.written,
                 preempt_model: preempt_model(),
                 online_cpus: crate::instance::online_cpus(),
+                cpu: self.instance.header_cpu(),
             })
         });
         if self.graph.is_some() {

@@ -251,6 +251,8 @@ pub(crate) struct LatencyHeader<'a> {
     pub(crate) preempt_model: &'a str,
     /// Online CPUs.
     pub(crate) online_cpus: u32,
+    /// The buffer's CPU: where the function tracer last started.
+    pub(crate) cpu: u32,
 }
 
 /// Writes the `latency-format` header: the latency summary, then the
@@ -281,8 +283,8 @@ pub(crate) fn write_latency_summary(
     out.write_str("# --------------------------------------------------------------------\n")?;
     writeln!(
         out,
-        "# latency: 0 us, #{}/{}, CPU#0 | (M:{} VP:0, KP:0, SP:0 HP:0 #P:{})",
-        h.entries, h.written, h.preempt_model, h.online_cpus
+        "# latency: 0 us, #{}/{}, CPU#{} | (M:{} VP:0, KP:0, SP:0 HP:0 #P:{})",
+        h.entries, h.written, h.cpu, h.preempt_model, h.online_cpus
     )?;
     out.write_str(
         "#    -----------------\n\
@@ -552,6 +554,7 @@ mod tests {
             written: 2,
             preempt_model: "PREEMPT",
             online_cpus: 2,
+            cpu: 1,
         };
         let s = text(|s| write_latency_header(s, &h));
         let lines: Vec<&str> = s.lines().collect();
@@ -559,7 +562,7 @@ mod tests {
         assert_eq!(lines[1].len(), 70);
         assert_eq!(
             lines[2],
-            "# latency: 0 us, #1/2, CPU#0 | (M:PREEMPT VP:0, KP:0, SP:0 HP:0 #P:2)"
+            "# latency: 0 us, #1/2, CPU#1 | (M:PREEMPT VP:0, KP:0, SP:0 HP:0 #P:2)"
         );
         assert_eq!(
             lines[4],
