@@ -614,16 +614,11 @@ impl Instance {
         if !self.tracing_on() || self.is_paused() {
             return Err(EBADF);
         }
-        // Small records are built on the stack, larger ones allocated.
-        let mut small = [0u8; SMALL_RECORD];
-        let mut large = KVec::new();
-        let record = match small.get_mut(..size) {
-            Some(record) => record,
-            None => {
-                large.resize(size, 0, GFP_KERNEL)?;
-                &mut large[..]
-            }
-        };
+        with_zeroed(size, |record| self.record_built(record, encode))
+    }
+
+    /// Encodes a user event into `record` with `encode` and records it.
+    fn record_built(&self, record: &mut [u8], encode: impl FnOnce(&mut [u8], EntryHeader)) {
         let pid = crate::cpu_local::current_pid();
         encode(
             record,
@@ -650,7 +645,6 @@ impl Instance {
                 self.committed(buffer, cpu);
             }
         });
-        Ok(())
     }
 
     /// The name of the tracer in use.
@@ -1107,6 +1101,26 @@ unsafe fn follow_forks(
 
 /// Records up to this size are built on the stack.
 const SMALL_RECORD: usize = 320;
+/// Records up to this size (a marker of up to 64 bytes) are built in a
+/// smaller stack buffer.
+const TINY_RECORD: usize = 96;
+
+/// Runs `f` on `size` zeroed bytes: on the stack in the smallest buffer
+/// that fits (zeroing costs by the buffer's size), allocated beyond
+/// [`SMALL_RECORD`].
+fn with_zeroed<R>(size: usize, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {
+    if size <= TINY_RECORD {
+        let mut tiny = [0u8; TINY_RECORD];
+        Ok(f(&mut tiny[..size]))
+    } else if size <= SMALL_RECORD {
+        let mut small = [0u8; SMALL_RECORD];
+        Ok(f(&mut small[..size]))
+    } else {
+        let mut large = KVec::new();
+        large.resize(size, 0, GFP_KERNEL)?;
+        Ok(f(&mut large[..]))
+    }
+}
 
 /// Empties `buffer`, or its ring of `cpu`; emptied as a whole, its time
 /// starts again at `now`. The caller holds the instance's control lock, so

@@ -747,17 +747,28 @@ impl Stream for TraceMarker {
     }
 
     fn write(&mut self, data: &[u8], len: usize) -> Result<usize> {
-        if self.raw {
+        Self::write_shared(&self.instance, usize::from(self.raw), data, len)
+    }
+
+    const SHARED_WRITE: bool = true;
+
+    fn write_shared(
+        instance: &Arc<Instance>,
+        index: usize,
+        data: &[u8],
+        len: usize,
+    ) -> Result<usize> {
+        if index == 1 {
             // A raw write is one binary record: never cut it.
             if len > data.len() {
                 return Err(EINVAL);
             }
-            self.instance.record_raw_data(data)?;
+            instance.record_raw_data(data)?;
             Ok(data.len())
         } else {
             // A text longer than a record holds is cut; the writer is told
             // how much was taken, and writes the rest again.
-            self.instance.record_print(data)
+            instance.record_print(data)
         }
     }
 }

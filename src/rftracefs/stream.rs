@@ -32,6 +32,10 @@ use kernel::{
 const MAX_WRITE: usize = 4096;
 /// Writes up to this size are copied to the stack.
 const SMALL_WRITE: usize = 256;
+/// Writes up to this size (most markers) are copied to a smaller stack
+/// buffer: the buffer is zeroed first, and under TCG or on hardware a
+/// zeroing costs by its size.
+const TINY_WRITE: usize = 64;
 /// The most a splice makes at once: what a pipe of the default size
 /// (`PIPE_DEF_BUFFERS` pages) holds; more waits for the next splice.
 const MAX_SPLICE: usize = 16 * 4096;
@@ -71,6 +75,23 @@ pub(crate) trait Stream: Sized + Send + Unpin {
     /// of `len` bytes. Returns how many of them it took (the count the
     /// `write` returns).
     fn write(&mut self, _data: &[u8], _len: usize) -> Result<usize> {
+        Err(EINVAL)
+    }
+
+    /// Whether writes need none of the open file's state: then
+    /// [`Self::write_shared`] takes them, without the open file's lock, so
+    /// that writers sharing a file (`trace_marker`) never wait for each
+    /// other, as in the kernel.
+    const SHARED_WRITE: bool = false;
+
+    /// Handles a write as [`Self::write`] does, for a stream whose writes
+    /// need no per-open state ([`Self::SHARED_WRITE`]).
+    fn write_shared(
+        _instance: &Arc<Instance>,
+        _index: usize,
+        _data: &[u8],
+        _len: usize,
+    ) -> Result<usize> {
         Err(EINVAL)
     }
 
@@ -322,16 +343,26 @@ unsafe extern "C" fn stream_write<T: Stream>(
     let state = unsafe { state::<T>(file) };
     let n = count.min(MAX_WRITE);
     let user = UserSlice::new(UserPtr::from_addr(buf as usize), n);
+    let write = |data: &[u8]| {
+        if T::SHARED_WRITE {
+            T::write_shared(&state.instance, state.index, data, count)
+        } else {
+            state.inner.lock().stream.write(data, count)
+        }
+    };
     // Small writes (most markers) are copied to the stack, not allocated.
-    let mut small = [0u8; SMALL_WRITE];
-    let written = if let Some(data) = small.get_mut(..n) {
-        user.reader()
-            .read_slice(data)
-            .and_then(|()| state.inner.lock().stream.write(data, count))
+    let written = if n <= TINY_WRITE {
+        let mut tiny = [0u8; TINY_WRITE];
+        let data = &mut tiny[..n];
+        user.reader().read_slice(data).and_then(|()| write(data))
+    } else if n <= SMALL_WRITE {
+        let mut small = [0u8; SMALL_WRITE];
+        let data = &mut small[..n];
+        user.reader().read_slice(data).and_then(|()| write(data))
     } else {
         let mut data = KVec::new();
         user.read_all(&mut data, GFP_KERNEL)
-            .and_then(|()| state.inner.lock().stream.write(&data, count))
+            .and_then(|()| write(&data))
     };
     match written {
         Ok(taken) => taken.min(n) as isize,
