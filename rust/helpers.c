@@ -180,12 +180,6 @@ bool rft_wq_has_sleeper(struct wait_queue_head *wq)
 	return wq_has_sleeper(wq);
 }
 
-/* waitqueue_active(): no barrier (see its comment in linux/wait.h). */
-bool rft_waitqueue_active(struct wait_queue_head *wq)
-{
-	return waitqueue_active(wq);
-}
-
 void rft_init_irq_work(struct irq_work *work, void (*func)(struct irq_work *))
 {
 	init_irq_work(work, func);

@@ -42,7 +42,6 @@ struct poll_table_struct;
 void rft_init_waitqueue_head(struct wait_queue_head *wq);
 void rft_wake_up_all(struct wait_queue_head *wq);
 bool rft_wq_has_sleeper(struct wait_queue_head *wq);
-bool rft_waitqueue_active(struct wait_queue_head *wq);
 struct irq_work;
 void rft_init_irq_work(struct irq_work *work, void (*func)(struct irq_work *));
 long rft_wait_event_interruptible_timeout_ms(struct wait_queue_head *wq, bool (*cond)(const void *), const void *arg, unsigned int ms);

@@ -80,10 +80,21 @@ impl WaitQueue {
     /// check a condition that stays true until a reader acts (a ring
     /// filled to its watermark), so that the next write makes up for a
     /// wake-up missed this way.
+    #[inline]
     pub(crate) fn may_have_sleeper(&self) -> bool {
-        // SAFETY: the head was initialised in `new`; the check only reads
-        // it, which is safe in any context.
-        unsafe { bindings::rft_waitqueue_active(self.head.get()) }
+        let head = self.head.get();
+        // SAFETY: the head was initialised in `new` and lives as long as
+        // `self`; `waitqueue_active` reads the first link of its list
+        // without the lock (`READ_ONCE(head->next)`), as this does, inline
+        // here because every recorded event asks.
+        let (first, list) = unsafe {
+            (
+                core::ptr::read_volatile(&raw const (*head).head.next),
+                &raw const (*head).head,
+            )
+        };
+        // An empty list links to itself.
+        !core::ptr::eq(first.cast_const(), list)
     }
 
     /// The deferred half of [`Self::wake_all`].
