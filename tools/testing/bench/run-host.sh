@@ -17,13 +17,16 @@ vm=$top/tools/testing/vm
 kdir=$1
 out=${RFTRACE_OUT:-$top/out}
 mkdir -p "$out"
+# A whole run takes about 20 minutes timed, longer counting instructions
+# (and more on a busy host): more than run-vm.sh's test limit.
+limit=${RFTRACE_VM_TIMEOUT:-7200}
 
 for measure in time icount; do
 	icount=0
 	[ "$measure" = icount ] && icount=1
 	echo "bench: $measure run ($(basename "$kdir"))" >&2
 	RFTRACE_ICOUNT=$icount RFTRACE_OUT="$out/bench-$measure" \
-		"$vm/run-vm.sh" --kdir "$kdir" --mode bench |
+		"$vm/run-vm.sh" --kdir "$kdir" --mode bench --timeout "$limit" |
 		tr -d '\r' | grep '^rftrace-bench:' | sed 's/^rftrace-bench: //' > "$out/$measure.txt"
 done
 
