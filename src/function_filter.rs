@@ -150,21 +150,7 @@ impl FilterSet {
         table: &SiteTable,
         command: &FilterCommand<'_>,
     ) -> Result<(), InputError> {
-        let mut matched = KVec::new();
-        for_each_site(table, |segment, site, line| {
-            let info = segment.info(site);
-            let candidate = Site {
-                line,
-                function: info.name,
-                module: info.module,
-            };
-            if command.selects(&candidate) {
-                matched
-                    .push((info.serial, info.ip), GFP_KERNEL)
-                    .map_err(|_| InputError::NoMemory)?;
-            }
-            Ok(())
-        })?;
+        let mut matched = selected_sites(table, command)?;
         heap_sort(&mut matched);
         if command.remove {
             let pending_removed = self.remove_pending(command);
@@ -226,6 +212,30 @@ impl FilterSet {
         }
         Ok(())
     }
+}
+
+/// The sites `command` selects, as (segment serial, address) in listing
+/// order.
+pub(crate) fn selected_sites(
+    table: &SiteTable,
+    command: &FilterCommand<'_>,
+) -> Result<KVec<(u64, usize)>, InputError> {
+    let mut sites = KVec::new();
+    for_each_site(table, |segment, site, line| {
+        let info = segment.info(site);
+        let candidate = Site {
+            line,
+            function: info.name,
+            module: info.module,
+        };
+        if command.selects(&candidate) {
+            sites
+                .push((info.serial, info.ip), GFP_KERNEL)
+                .map_err(|_| InputError::NoMemory)?;
+        }
+        Ok(())
+    })?;
+    Ok(sites)
 }
 
 /// Calls `f` on every site in listing order with its line number in

@@ -20,7 +20,7 @@ use crate::events::catalog::Event;
 use crate::events::soft::SoftSwitch;
 use crate::events::state;
 use crate::fentry::{self, SiteTable};
-use crate::function_filter::for_each_site;
+use crate::function_filter;
 use crate::function_tracer::update_error;
 use crate::instance::Instance;
 use crate::portable::func_filter::{CommandKind, FilterCommand, Site, Target};
@@ -353,21 +353,7 @@ fn selected_sites(
     table: &SiteTable,
     command: &FilterCommand<'_>,
 ) -> Result<KVec<(u64, usize)>, InputError> {
-    let mut sites = KVec::new();
-    for_each_site(table, |segment, site, line| {
-        let info = segment.info(site);
-        let candidate = Site {
-            line,
-            function: info.name,
-            module: info.module,
-        };
-        if command.selects(&candidate) {
-            sites
-                .push((info.serial, info.ip), GFP_KERNEL)
-                .map_err(|_| InputError::NoMemory)?;
-        }
-        Ok(())
-    })?;
+    let sites = function_filter::selected_sites(table, command)?;
     if sites.is_empty() {
         return Err(InputError::NoMatchingFunction);
     }
