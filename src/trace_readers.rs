@@ -727,27 +727,18 @@ impl Stream for TracePipe {
 }
 
 /// `trace_marker` (index 0): writes become `print` events;
-/// `trace_marker_raw` (index 1): writes become `raw_data` events.
-pub(crate) struct TraceMarker {
-    instance: Arc<Instance>,
-    raw: bool,
-}
+/// `trace_marker_raw` (index 1): writes become `raw_data` events. An open
+/// file keeps no state: writes go to [`Stream::write_shared`].
+pub(crate) struct TraceMarker;
 
 impl Stream for TraceMarker {
     fn open(
-        instance: &Arc<Instance>,
-        index: usize,
+        _instance: &Arc<Instance>,
+        _index: usize,
         _write_only: bool,
         _truncate: bool,
     ) -> Result<Self> {
-        Ok(TraceMarker {
-            instance: instance.clone(),
-            raw: index == 1,
-        })
-    }
-
-    fn write(&mut self, data: &[u8], len: usize) -> Result<usize> {
-        Self::write_shared(&self.instance, usize::from(self.raw), data, len)
+        Ok(TraceMarker)
     }
 
     const SHARED_WRITE: bool = true;
