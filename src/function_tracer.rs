@@ -18,6 +18,8 @@ use crate::function_probes::FunctionProbes;
 use crate::graph::{GraphFilters, GraphSession};
 use crate::instance::Instance;
 use crate::portable::input::InputError;
+use crate::portable::records::function::{function_record, FunctionRecord, TYPE_FUNCTION};
+use crate::portable::trace_options;
 use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use kernel::{prelude::*, sync::Arc};
 
@@ -215,7 +217,36 @@ impl FentryClient for FunctionClient {
         }
         // SAFETY: the instance outlives the registration (the invariant).
         let instance = unsafe { &*self.instance };
-        instance.record_function(ip, parent_ip, regs, cx);
+        record_call(instance, ip, parent_ip, regs, cx);
+    }
+}
+
+/// Records a `function` event in `instance`: `ip` (a call site) was
+/// called from `parent_ip`, with the registers `regs` at the call; and,
+/// with `func_stack_trace`, the kernel stack there. In the dispatcher's
+/// context `cx`.
+#[inline]
+fn record_call(
+    instance: &Instance,
+    ip: usize,
+    parent_ip: usize,
+    regs: &bindings::pt_regs,
+    cx: &CallContext<'_>,
+) {
+    if !instance.records_on(cx.cpu) {
+        return;
+    }
+    let header = cx.record_header(TYPE_FUNCTION);
+    if !instance.traces_pid(header.pid) {
+        return;
+    }
+    let record = function_record(header, ip as u64, parent_ip as u64);
+    if let Some(mut event) = instance.reserve(FunctionRecord::LEN, cx) {
+        event.put_words(record.words());
+        event.commit();
+    }
+    if instance.options().has(trace_options::FUNC_STACK_TRACE) {
+        instance.record_stack(regs, cx);
     }
 }
 

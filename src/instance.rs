@@ -16,8 +16,6 @@ use crate::function_probes::ProbeEntry;
 use crate::function_tracer::{self, FunctionState};
 use crate::graph::GraphFilters;
 use crate::pid_filter::{ForkFollower, PidFilters};
-use crate::portable::records::function as function_record;
-use crate::portable::records::graph::{self as graph_record, GraphExit};
 use crate::portable::records::stack::TYPE_KERNEL_STACK;
 use crate::portable::{
     cpumask::{self, CpuMask},
@@ -30,7 +28,7 @@ use crate::portable::{
     trace_clock::TraceClock,
     trace_options::{self, OptionSet, TraceOption},
 };
-use crate::ring_buffer::{self, NoPreempt, TraceBuffer};
+use crate::ring_buffer::{self, NoPreempt, Reserved, TraceBuffer};
 use crate::stack_trace::KernelStack;
 use crate::task_info::{TaskInfo, TaskUse};
 use crate::tracer::{self, Tracer};
@@ -871,40 +869,28 @@ impl Instance {
         self.wake_readers(buffer, cpu);
     }
 
-    /// Records a `funcgraph_entry` event: the call of `func` at `depth`.
-    /// Called by the function_graph tracer from the dispatcher, in its
-    /// context `cx`.
-    pub(crate) fn record_graph_entry(&self, func: u64, depth: u64, cx: &CallContext<'_>) {
-        let mut record = [0u8; graph_record::GRAPH_ENTRY_RECORD_SIZE];
-        let header = self.traced_header(graph_record::TYPE_GRAPH_ENT, cx);
-        graph_record::encode_graph_entry(&mut record, header, func, depth);
-        self.write_traced(&record, cx);
-    }
-
-    /// Records a `funcgraph_exit` event, from the function_graph tracer's
-    /// return path in its context `cx`, unless recording is off.
-    pub(crate) fn record_graph_exit(&self, exit: &GraphExit, cx: &CallContext<'_>) {
-        if !self.records_on(cx.cpu) {
-            return;
-        }
-        let mut record = [0u8; graph_record::GRAPH_EXIT_RECORD_SIZE];
-        let header = self.traced_header(graph_record::TYPE_GRAPH_RET, cx);
-        graph_record::encode_graph_exit(&mut record, header, exit);
-        self.write_traced(&record, cx);
-    }
-
-    /// The common header of an event of `kind` that the dispatcher records
-    /// for the current task, in its context `cx`.
+    /// Reserves `len` bytes in the live buffer for a record written from
+    /// the dispatcher's context `cx` (a tracer's own record, which it
+    /// puts there and commits); `None` when there is no room. Callers
+    /// check [`Self::records_on`] first.
     #[inline]
-    fn traced_header(&self, kind: u16, cx: &CallContext<'_>) -> EntryHeader {
-        let (flags, depth) = context_of(cx.preempt_count, cx.irqs_off);
-        EntryHeader {
-            kind,
-            flags,
-            // Not counting the dispatcher's own preemption disabling.
-            preempt_count: depth.saturating_sub(1),
-            pid: crate::cpu_local::current_pid(),
-        }
+    pub(crate) fn reserve<'a>(
+        &'a self,
+        len: usize,
+        cx: &'a CallContext<'_>,
+    ) -> Option<Recording<'a>> {
+        // SAFETY: `live` always points at a buffer the instance holds a
+        // reference on, released only a grace period after it is replaced;
+        // preemption is off (`cx`) while the borrow lives, so this is
+        // within one such period.
+        let buffer = unsafe { &*self.live.load(Acquire) };
+        let space = buffer.reserve_on(cx.cpu, cx.preempt_off, len, &|| self.now())?;
+        Some(Recording {
+            instance: self,
+            buffer,
+            cpu: cx.cpu,
+            space,
+        })
     }
 
     /// Writes one record to the live buffer from the dispatcher's context
@@ -920,53 +906,6 @@ impl Instance {
         }
     }
 
-    /// Records a `function` event: `ip` (a call site) was called from
-    /// `parent_ip`, with the registers `regs` at the call. Called by the
-    /// patch engine's dispatcher, in its context `cx`.
-    pub(crate) fn record_function(
-        &self,
-        ip: usize,
-        parent_ip: usize,
-        regs: &bindings::pt_regs,
-        cx: &CallContext<'_>,
-    ) {
-        let cpu = cx.cpu;
-        if !self.records_on(cpu) {
-            return;
-        }
-        let header = self.traced_header(function_record::TYPE_FUNCTION, cx);
-        let pid = header.pid;
-        if !self.traces_pid(pid) {
-            return;
-        }
-        let mut record = [0u8; function_record::FUNCTION_RECORD_SIZE];
-        function_record::encode_function(&mut record, header, ip as u64, parent_ip as u64);
-        let stack = self
-            .options()
-            .has(trace_options::FUNC_STACK_TRACE)
-            .then(|| {
-                KernelStack::capture(
-                    EntryHeader {
-                        kind: TYPE_KERNEL_STACK,
-                        ..header
-                    },
-                    regs,
-                )
-            });
-        // SAFETY: `live` always points at a buffer the instance holds a
-        // reference on, released only a grace period after it is replaced;
-        // preemption is off (`cx`), so this is within one such period.
-        let buffer = unsafe { &*self.live.load(Acquire) };
-        let clock = || self.now();
-        let mut written = buffer.write_on(cpu, cx.preempt_off, &record, &clock);
-        if let Some(stack) = &stack {
-            written |= buffer.write_on(cpu, cx.preempt_off, stack.as_bytes(), &clock);
-        }
-        if written {
-            self.committed(buffer, cpu);
-        }
-    }
-
     /// Records a kernel stack trace (`<stack trace>`) of the traced call
     /// at `regs`, as the `stacktrace` function probe does. Called by the
     /// patch engine's dispatcher, in its context `cx`.
@@ -974,7 +913,7 @@ impl Instance {
         if !self.records_on(cx.cpu) {
             return;
         }
-        let header = self.traced_header(TYPE_KERNEL_STACK, cx);
+        let header = cx.record_header(TYPE_KERNEL_STACK);
         let stack = KernelStack::capture(header, regs);
         self.write_traced(stack.as_bytes(), cx);
     }
@@ -1054,6 +993,30 @@ impl PinnedDrop for Instance {
         // SAFETY: `live` holds a reference made by `Arc::into_raw`; no
         // writer runs any more when the instance itself goes away.
         drop(unsafe { Arc::from_raw(self.live.load(Relaxed).cast_const()) });
+    }
+}
+
+/// A record reserved in an instance's live buffer ([`Instance::reserve`]):
+/// its writer puts the payload, then commits it, which wakes the readers.
+pub(crate) struct Recording<'a> {
+    instance: &'a Instance,
+    buffer: &'a TraceBuffer,
+    cpu: usize,
+    space: Reserved<'a>,
+}
+
+impl Recording<'_> {
+    /// Stores the record, given as the words the ring holds.
+    #[inline]
+    pub(crate) fn put_words(&mut self, words: &[u32]) {
+        self.space.put_words(words);
+    }
+
+    /// Commits the record and lets its readers know.
+    #[inline]
+    pub(crate) fn commit(self) {
+        self.space.commit();
+        self.instance.committed(self.buffer, self.cpu);
     }
 }
 
@@ -1152,7 +1115,7 @@ pub(crate) fn current_context() -> (u8, u8) {
 /// The `trace_entry` flags and preemption depth of the current context,
 /// whose `preempt_count()` is `count`, with interrupts off if `irqs_off`.
 #[inline]
-fn context_of(count: u32, irqs_off: bool) -> (u8, u8) {
+pub(crate) fn context_of(count: u32, irqs_off: bool) -> (u8, u8) {
     let resched = crate::cpu_local::need_resched();
     let mut flags = 0;
     if irqs_off {

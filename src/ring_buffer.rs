@@ -11,7 +11,7 @@ mod pages;
 
 use crate::bindings;
 use crate::portable::ring_buffer::format::PAGE_DATA_SIZE;
-use crate::portable::ring_buffer::ring::{CpuRing, Stats};
+use crate::portable::ring_buffer::ring::{CpuRing, Reservation, Stats};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use kernel::{prelude::*, sync::Arc};
 use pages::KernelPages;
@@ -191,23 +191,39 @@ impl TraceBuffer {
     pub(crate) fn write_parts_on(
         &self,
         cpu: usize,
-        _preempt_off: &NoPreempt,
+        preempt_off: &NoPreempt,
         len: usize,
         (head, tail): (&[u8], &[u8]),
         clock: &impl Fn() -> u64,
     ) -> bool {
-        if self.disabled.load(Relaxed) != 0 {
-            return false;
-        }
-        let Some(ring) = self.cpus.get(cpu) else {
+        let Some(mut space) = self.reserve_on(cpu, preempt_off, len, clock) else {
             return false;
         };
-        let Some(reservation) = ring.reserve(len, clock) else {
-            return false;
-        };
-        ring.fill_parts(&reservation, head, tail);
-        ring.commit(reservation);
+        space.fill_parts(head, tail);
+        space.commit();
         true
+    }
+
+    /// Reserves `len` bytes for an event in the ring of `cpu` (the CPU
+    /// this runs on, with preemption off: the token), timed by `clock`;
+    /// `None` if recording is off or there is no room. Any context.
+    #[inline]
+    pub(crate) fn reserve_on<'a>(
+        &'a self,
+        cpu: usize,
+        _preempt_off: &'a NoPreempt,
+        len: usize,
+        clock: &impl Fn() -> u64,
+    ) -> Option<Reserved<'a>> {
+        if self.disabled.load(Relaxed) != 0 {
+            return None;
+        }
+        let ring = self.cpus.get(cpu)?;
+        let reservation = ring.reserve(len, clock)?;
+        Some(Reserved {
+            ring,
+            reservation: Some(reservation),
+        })
     }
 
     /// Empties the ring of `cpu`, as [`Self::reset`] does for all.
@@ -234,6 +250,59 @@ impl TraceBuffer {
         self.cpus.iter().for_each(|ring| ring.reset());
         self.disabled
             .store(self.disabled.load(Relaxed) - 1, Relaxed);
+    }
+}
+
+/// Space reserved for one event in a CPU's ring
+/// ([`TraceBuffer::reserve_on`]), to fill and commit.
+///
+/// A ring cannot take back a reservation: dropping one commits it as it
+/// stands, so that the ring's writers do not stay nested; the writer puts
+/// the whole payload before that.
+///
+/// # Invariants
+///
+/// `reservation` is `Some` until the space is committed, and was made by
+/// `ring`, on the CPU this runs on, with preemption off.
+pub(crate) struct Reserved<'a> {
+    ring: &'a CpuRing<KernelPages>,
+    reservation: Option<Reservation>,
+}
+
+impl Reserved<'_> {
+    /// Stores the event's payload, given as the 32-bit words the ring
+    /// holds (words past the reserved length are left out).
+    #[inline]
+    pub(crate) fn put_words(&mut self, words: &[u32]) {
+        if let Some(reservation) = &self.reservation {
+            self.ring.put_words(reservation, words);
+        }
+    }
+
+    /// Stores the event's payload from two parts: `head` (a multiple of 4
+    /// bytes), then `tail`; bytes past the reserved length are left out,
+    /// missing ones are zero.
+    #[inline]
+    fn fill_parts(&mut self, head: &[u8], tail: &[u8]) {
+        if let Some(reservation) = &self.reservation {
+            self.ring.fill_parts(reservation, head, tail);
+        }
+    }
+
+    /// Commits the event: readers see it once every writer nested on this
+    /// CPU committed too.
+    #[inline]
+    pub(crate) fn commit(self) {
+        // `drop` commits.
+    }
+}
+
+impl Drop for Reserved<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(reservation) = self.reservation.take() {
+            self.ring.commit(reservation);
+        }
     }
 }
 

@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The entry trampoline of rftrace's __fentry__ patch engine.
+ * The entry trampolines of rftrace's __fentry__ patch engine.
  *
  * A traced function's `call __fentry__` site (the NOP5 the kernel leaves
- * there) is patched to `call rftrace_fentry_trampoline`. The trampoline
- * builds a struct pt_regs on the stack as the function saw its registers,
- * hands (ip of the call site, parent ip, regs) to the Rust dispatcher
- * `rftrace_fentry_dispatch` and returns into the function with the
- * argument registers as the dispatcher left them.
+ * there) is patched to call one of them. A trampoline builds a struct
+ * pt_regs on the stack as the function saw its registers, hands (ip of the
+ * call site, parent ip, regs) to a Rust dispatcher and returns into the
+ * function with the argument registers as the dispatcher left them.
+ *
+ * - rftrace_fentry_trampoline calls rftrace_fentry_dispatch, which finds
+ *   the site and calls every client attached to it.
+ * - rftrace_fentry_direct_N (N < DIRECT_SLOTS, 8) calls
+ *   rftrace_fentry_dispatch_direct with N as a fourth argument: a site
+ *   that only the client of engine slot N wants calls it, and the
+ *   dispatcher goes to that client without looking the site up, as the
+ *   kernel's ftrace gives an ftrace_ops with a single user a trampoline of
+ *   its own.
  *
  * On entry:   0(%rsp) = return address into the traced function (site + 5)
  *             8(%rsp) = the traced function's own return address (parent)
@@ -30,7 +38,8 @@
 	.code64
 	.section .text, "ax"
 
-SYM_FUNC_START(rftrace_fentry_trampoline)
+.macro RFT_FENTRY_TRAMPOLINE name, dispatch, slot=-1
+SYM_FUNC_START(\name)
 	/* Only ever reached by a direct call from a patched site. */
 	ANNOTATE_NOENDBR
 	subq	$FRAME_SIZE, %rsp
@@ -67,8 +76,12 @@ SYM_FUNC_START(rftrace_fentry_trampoline)
 	/* The parent: the traced function's return address. */
 	movq	(%rsi), %rsi
 	movq	%rsp, %rdx
+	.if \slot >= 0
+	/* The engine slot of the only client. */
+	movl	$\slot, %ecx
+	.endif
 
-	call	rftrace_fentry_dispatch
+	call	\dispatch
 
 	movq	RDI(%rsp), %rdi
 	movq	RSI(%rsp), %rsi
@@ -87,4 +100,16 @@ SYM_FUNC_START(rftrace_fentry_trampoline)
 	movq	R15(%rsp), %r15
 	addq	$FRAME_SIZE, %rsp
 	RET
-SYM_FUNC_END(rftrace_fentry_trampoline)
+SYM_FUNC_END(\name)
+.endm
+
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_trampoline, rftrace_fentry_dispatch
+/* As many as DIRECT_SLOTS in src/portable/fentry/trampolines.rs. */
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_direct_0, rftrace_fentry_dispatch_direct, 0
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_direct_1, rftrace_fentry_dispatch_direct, 1
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_direct_2, rftrace_fentry_dispatch_direct, 2
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_direct_3, rftrace_fentry_dispatch_direct, 3
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_direct_4, rftrace_fentry_dispatch_direct, 4
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_direct_5, rftrace_fentry_dispatch_direct, 5
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_direct_6, rftrace_fentry_dispatch_direct, 6
+RFT_FENTRY_TRAMPOLINE rftrace_fentry_direct_7, rftrace_fentry_dispatch_direct, 7

@@ -38,16 +38,17 @@ pub(crate) fn enabled() -> bool {
 }
 
 /// Checks that every site of a finished batch holds what was queued for
-/// it: rftrace's call where `wanted` and rftrace holds it, the NOP where
-/// it is about to be given back. Logs each difference.
-pub(crate) fn verify<'a>(changes: impl Iterator<Item = (&'a Site, bool)>) {
+/// it: the call of the trampoline that serves its new mask where that is
+/// not empty and rftrace holds the site, the NOP where it is about to be
+/// given back. Logs each difference.
+pub(crate) fn verify<'a>(changes: impl Iterator<Item = (&'a Site, u64)>) {
     let mut wrong = 0usize;
-    for (site, wanted) in changes {
+    for (site, mask) in changes {
         if site.hold() != Hold::Patched {
             continue;
         }
-        let expected = if wanted {
-            match call_insn(site.ip) {
+        let expected = if mask != 0 {
+            match call_insn(site.ip, mask) {
                 Some(call) => call,
                 None => continue,
             }

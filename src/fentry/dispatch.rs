@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The dispatcher: what the trampoline calls on every hit of a patched
-//! site. Lock-free: it finds the site's handler set under RCU (preemption
-//! off) and calls each client.
+//! The dispatchers: what the trampolines call on every hit of a patched
+//! site. Lock-free: under RCU (preemption off) they find the handler set
+//! of the site (generic trampoline) or of the engine slot whose direct
+//! trampoline the site calls, and call each client of the set.
 //!
 //! Recursion protection works as ftrace's: a bit per context (normal,
 //! softirq, hardirq, NMI) per CPU; a call that finds its context's bit set
@@ -11,7 +12,7 @@
 //! the CPU is in the interrupt.
 
 use super::engine::{current_table, Engine};
-use super::handlers::{CallContext, SiteRef};
+use super::handlers::{CallContext, HandlerSet, SiteRef};
 use super::ENGINE;
 use crate::bindings;
 use crate::cpu_local;
@@ -22,8 +23,9 @@ use core::sync::atomic::Ordering::{Acquire, Relaxed};
 /// The bit of the transition between two contexts.
 const TRANSITION_BIT: u32 = 1 << 4;
 
-/// Called by the trampoline with the call site, the traced function's
-/// return address and the registers at the site.
+/// Called by the generic trampoline with the call site, the traced
+/// function's return address and the registers at the site: calls every
+/// client attached to the site.
 ///
 /// # Safety
 ///
@@ -35,14 +37,9 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
     parent_ip: usize,
     regs: *mut bindings::pt_regs,
 ) {
-    let engine = ENGINE.load(Acquire);
-    if engine.is_null() {
+    let Some(engine) = live_engine() else {
         return;
-    }
-    // SAFETY: the engine is published before any site is patched and freed
-    // only after every site is unpatched and no task can be running here
-    // (an RCU-tasks grace period at unload).
-    let engine = unsafe { &*engine };
+    };
     let Some(guard) = RecursionGuard::enter(engine) else {
         return;
     };
@@ -53,14 +50,75 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
         return;
     };
     let set = site.handlers.load(Acquire);
-    if set.is_null() {
-        return;
-    }
     // SAFETY: a handler set lives an RCU grace period after the last site
     // stopped pointing at it; preemption is off.
-    let set = unsafe { &*set };
+    let Some(set) = (unsafe { set.as_ref() }) else {
+        return;
+    };
     // SAFETY: `regs` is the trampoline's frame, alive for this call.
     let regs = unsafe { &mut *regs };
+    let at = SiteRef::found(table, segment, site);
+    call_clients(set, (ip, parent_ip), regs, &at, &guard);
+}
+
+/// Called by the direct trampoline of engine slot `slot`, which only sites
+/// that the client of that slot alone wants call: calls that client. The
+/// arguments are otherwise those of [`rftrace_fentry_dispatch`].
+///
+/// # Safety
+///
+/// Called only by a `rftrace_fentry_direct_N` trampoline, with `regs`
+/// pointing at the `pt_regs` it built on its stack and `slot` its N.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch_direct(
+    ip: usize,
+    parent_ip: usize,
+    regs: *mut bindings::pt_regs,
+    slot: usize,
+) {
+    let Some(engine) = live_engine() else {
+        return;
+    };
+    let Some(guard) = RecursionGuard::enter(engine) else {
+        return;
+    };
+    // A site may still call the trampoline for a moment after its client
+    // left (the set is then gone) or was joined by another (the set still
+    // names only this one): such calls go to the client alone, or nowhere.
+    let set = engine.solo_set(slot);
+    // SAFETY: as in `rftrace_fentry_dispatch`: sets live a grace period
+    // after they are unpublished; preemption is off.
+    let Some(set) = (unsafe { set.as_ref() }) else {
+        return;
+    };
+    // SAFETY: as in `rftrace_fentry_dispatch`.
+    let table = unsafe { &*current_table(engine) };
+    // SAFETY: `regs` is the trampoline's frame, alive for this call.
+    let regs = unsafe { &mut *regs };
+    let at = SiteRef::lazy(table, ip);
+    call_clients(set, (ip, parent_ip), regs, &at, &guard);
+}
+
+/// The engine, while it is loaded.
+#[inline]
+fn live_engine() -> Option<&'static Engine> {
+    let engine = ENGINE.load(Acquire);
+    // SAFETY: the engine is published before any site is patched and freed
+    // only after every site is unpatched and no task can be running here
+    // (an RCU-tasks grace period at unload).
+    unsafe { engine.as_ref() }
+}
+
+/// Calls the clients of `set` for the call of `ip` from `parent_ip`
+/// through `site`, in the context `guard` holds.
+#[inline]
+fn call_clients(
+    set: &HandlerSet,
+    (ip, parent_ip): (usize, usize),
+    regs: &mut bindings::pt_regs,
+    site: &SiteRef<'_>,
+    guard: &RecursionGuard<'_>,
+) {
     let cx = CallContext {
         cpu: guard.cpu,
         preempt_count: guard.preempt_count,
@@ -68,9 +126,8 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
         preempt_off: &guard.preempt_off,
         hooked_level: Cell::new(None),
     };
-    let at = SiteRef { segment, site };
     for client in set.clients.iter() {
-        client.call(ip, parent_ip, regs, &at, &cx);
+        client.call(ip, parent_ip, regs, site, &cx);
     }
 }
 
@@ -80,14 +137,7 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch(
 /// `f`, when the engine is gone or this context already dispatches.
 #[inline]
 pub(crate) fn guarded<R>(f: impl FnOnce(&CallContext<'_>) -> R) -> Option<R> {
-    let engine = ENGINE.load(Acquire);
-    if engine.is_null() {
-        return None;
-    }
-    // SAFETY: as in `rftrace_fentry_dispatch`: the engine is freed only
-    // after no task can be running in the module's trampolines.
-    let engine = unsafe { &*engine };
-    let guard = RecursionGuard::enter(engine)?;
+    let guard = RecursionGuard::enter(live_engine()?)?;
     let cx = CallContext {
         cpu: guard.cpu,
         preempt_count: guard.preempt_count,

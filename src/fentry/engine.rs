@@ -20,6 +20,7 @@ use super::handlers::{FentryClient, HandlerSet, SiteSelector};
 use super::sites::{Hold, Segment, Site, SiteTable};
 use crate::bindings;
 use crate::ksyms::{self, Busy, FtraceLocked, RecordIndex, TextPatcher};
+use crate::portable::fentry::trampolines::{direct_slot, DIRECT_SLOTS};
 use core::sync::atomic::{
     AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
@@ -39,14 +40,43 @@ pub(crate) const SLOTS: usize = 64;
 const RESCHED_EVERY: usize = 256;
 
 extern "C" {
-    /// The entry trampoline (`arch/x86/fentry_64.S`).
+    /// The generic entry trampoline (`arch/x86/fentry_64.S`).
     fn rftrace_fentry_trampoline();
+    fn rftrace_fentry_direct_0();
+    fn rftrace_fentry_direct_1();
+    fn rftrace_fentry_direct_2();
+    fn rftrace_fentry_direct_3();
+    fn rftrace_fentry_direct_4();
+    fn rftrace_fentry_direct_5();
+    fn rftrace_fentry_direct_6();
+    fn rftrace_fentry_direct_7();
 }
 
-/// `call rftrace_fentry_trampoline` as placed at `ip`, if the trampoline is
-/// within reach of a 32-bit displacement from there.
-pub(crate) fn call_insn(ip: usize) -> Option<[u8; 5]> {
-    let target = rftrace_fentry_trampoline as *const () as usize as i64;
+/// The direct trampolines, by slot.
+const DIRECT_TRAMPOLINES: [unsafe extern "C" fn(); DIRECT_SLOTS] = [
+    rftrace_fentry_direct_0,
+    rftrace_fentry_direct_1,
+    rftrace_fentry_direct_2,
+    rftrace_fentry_direct_3,
+    rftrace_fentry_direct_4,
+    rftrace_fentry_direct_5,
+    rftrace_fentry_direct_6,
+    rftrace_fentry_direct_7,
+];
+
+/// The trampoline a site whose clients are `mask` calls.
+fn trampoline_for(mask: u64) -> usize {
+    let trampoline = direct_slot(mask)
+        .and_then(|slot| DIRECT_TRAMPOLINES.get(slot).copied())
+        .unwrap_or(rftrace_fentry_trampoline);
+    trampoline as usize
+}
+
+/// The call placed at `ip` for a site whose clients are `mask` (a call of
+/// the trampoline that serves them), if the trampoline is within reach of
+/// a 32-bit displacement from there.
+pub(crate) fn call_insn(ip: usize, mask: u64) -> Option<[u8; 5]> {
+    let target = trampoline_for(mask) as i64;
     let displacement = i32::try_from(target.wrapping_sub(ip as i64 + 5)).ok()?;
     let d = displacement.to_le_bytes();
     Some([0xe8, d[0], d[1], d[2], d[3]])
@@ -123,6 +153,10 @@ pub(crate) struct Engine {
     pub(crate) recursion: KVec<AtomicU32>,
     /// Calls dropped because they recursed.
     pub(crate) recursion_misses: AtomicU64,
+    /// Per direct slot, the handler set of that slot's client alone while
+    /// some site uses it, else null: what the
+    /// slot's direct trampoline calls.
+    solo: [AtomicPtr<HandlerSet>; DIRECT_SLOTS],
     /// The stray-breakpoint report, with `debug_patching`.
     _int3_watch: Option<super::debug::Int3Watch>,
 }
@@ -156,8 +190,29 @@ impl Engine {
             }),
             recursion,
             recursion_misses: AtomicU64::new(0),
+            solo: [const { AtomicPtr::new(core::ptr::null_mut()) }; DIRECT_SLOTS],
             _int3_watch: int3_watch,
         }? Error))
+    }
+
+    /// The handler set that the direct trampoline of `slot` calls, or null.
+    /// A non-null set lives until an RCU grace period after it is
+    /// unpublished.
+    #[inline]
+    pub(crate) fn solo_set(&self, slot: usize) -> *mut HandlerSet {
+        self.solo
+            .get(slot)
+            .map_or(core::ptr::null_mut(), |set| set.load(Acquire))
+    }
+
+    /// Makes `set` (a set of `state.sets`, or null) what the direct
+    /// trampoline of `slot` calls. Under the state lock; a set is
+    /// published before any site calls the trampoline for it, and
+    /// unpublished when it retires, before the wait that frees it.
+    fn publish_solo(&self, slot: usize, set: *mut HandlerSet) {
+        if let Some(solo) = self.solo.get(slot) {
+            solo.store(set, Release);
+        }
     }
 
     /// Attaches `client`, calling it on the sites `selector` wants.
@@ -310,7 +365,7 @@ impl Engine {
             let busy = |c: &Change<'_>| {
                 c.mask != 0
                     && c.site.hold() != Hold::Patched
-                    && claimable(&records, c.site).is_err()
+                    && claimable(&records, c.site, c.mask).is_err()
             };
             if explicit {
                 if plan.iter().any(busy) {
@@ -321,10 +376,17 @@ impl Engine {
                 plan.retain(|c| !busy(c));
                 report.skipped_busy = before - plan.len();
             }
-            // Handler sets for every new mask, before any site uses them.
+            // Handler sets for every new mask, before any site uses them;
+            // those of one client with a direct trampoline are published
+            // for its dispatcher.
+            let mut last = 0;
             for change in plan.iter() {
-                if change.mask != 0 {
+                if change.mask != 0 && change.mask != last {
                     intern(state, change.mask)?;
+                    if let Some(slot) = direct_slot(change.mask) {
+                        self.publish_solo(slot, find_set(state, change.mask));
+                    }
+                    last = change.mask;
                 }
             }
             let mut patcher = lock.patch();
@@ -332,8 +394,13 @@ impl Engine {
                 if change.mask != 0 {
                     let set = find_set(state, change.mask);
                     change.site.handlers.store(set, Release);
-                    if change.site.hold() == Hold::Free {
-                        report.patched += usize::from(take(&records, &mut patcher, change.site));
+                    match change.site.hold() {
+                        Hold::Free => {
+                            let taken = take(&records, &mut patcher, change.site, change.mask);
+                            report.patched += usize::from(taken);
+                        }
+                        Hold::Patched => retarget(&mut patcher, change),
+                        _ => {}
                     }
                 } else if change.site.hold() == Hold::Patched {
                     unpatch(&mut patcher, change);
@@ -343,7 +410,7 @@ impl Engine {
             }
             patcher.finish();
             if super::debug::enabled() {
-                super::debug::verify(plan.iter().map(|c| (c.site, c.mask != 0)));
+                super::debug::verify(plan.iter().map(|c| (c.site, c.mask)));
             }
             drop(patcher);
             // The NOPs are in place: give the released sites back.
@@ -372,6 +439,10 @@ impl Engine {
     /// engine shuts down.
     fn clear_slot_slowly(&self, state: &mut State, slot: usize) {
         let bit = 1u64 << slot;
+        // The sites that call the slot's direct trampoline find no set.
+        if slot < DIRECT_SLOTS {
+            self.publish_solo(slot, core::ptr::null_mut());
+        }
         for segment in state.table.segments.iter() {
             for site in segment.sites.iter() {
                 let mask = site.mask.load(Relaxed);
@@ -403,6 +474,9 @@ impl Engine {
             if in_use(set.mask) {
                 i += 1;
             } else if let Ok(set) = state.sets.remove(i) {
+                if let Some(slot) = direct_slot(set.mask) {
+                    self.publish_solo(slot, core::ptr::null_mut());
+                }
                 // Within the capacity reserved: cannot fail.
                 let _ = state.retired.push(set, GFP_ATOMIC);
             } else {
@@ -467,12 +541,12 @@ impl Engine {
 
 /// Whether rftrace may take `site` now: the kernel's ftrace does not use
 /// it, no kprobe waits for it and it holds the NOP.
-fn claimable(records: &RecordIndex<'_>, site: &Site) -> core::result::Result<(), Busy> {
+fn claimable(records: &RecordIndex<'_>, site: &Site, mask: u64) -> core::result::Result<(), Busy> {
     if site.hold() == Hold::Lost {
         return Err(Busy::InUse);
     }
     records.get(site.ip).ok_or(Busy::Invalid)?.availability()?;
-    call_insn(site.ip).ok_or(Busy::Invalid)?;
+    call_insn(site.ip, mask).ok_or(Busy::Invalid)?;
     // A kprobe at the site, even one disabled now, would be armed through
     // the kernel's ftrace, which skips a site rftrace holds: it would stay
     // silent until rftrace let go.
@@ -487,12 +561,12 @@ fn claimable(records: &RecordIndex<'_>, site: &Site) -> core::result::Result<(),
 }
 
 /// Takes `site` from the kernel's ftrace and queues its call of the
-/// trampoline; returns whether it did.
-fn take(records: &RecordIndex<'_>, patcher: &mut TextPatcher<'_>, site: &Site) -> bool {
+/// trampoline that serves `mask`; returns whether it did.
+fn take(records: &RecordIndex<'_>, patcher: &mut TextPatcher<'_>, site: &Site, mask: u64) -> bool {
     let Some(mut rec) = records.get(site.ip) else {
         return false;
     };
-    let Some(call) = call_insn(site.ip) else {
+    let Some(call) = call_insn(site.ip, mask) else {
         return false;
     };
     if rec.take().is_err() {
@@ -509,11 +583,34 @@ fn take(records: &RecordIndex<'_>, patcher: &mut TextPatcher<'_>, site: &Site) -
 /// rftrace's call. If it does not, someone else wrote it: the site is kept
 /// taken and untouched ([`Hold::Lost`]), and that is logged, once.
 fn unpatch(patcher: &mut TextPatcher<'_>, change: &Change<'_>) {
+    replace_call(patcher, change, NOP5);
+}
+
+/// Queues a call of the trampoline that serves `change`'s new mask at a
+/// site rftrace patched for its old mask (still in `site.mask`), if the
+/// trampoline differs and the site still holds rftrace's call (if not, as
+/// [`unpatch`]).
+fn retarget(patcher: &mut TextPatcher<'_>, change: &Change<'_>) {
     let site = change.site;
-    if call_insn(site.ip).is_some_and(|call| text_is(site.ip, &call)) {
-        // SAFETY: the site holds our call, written by this engine; the NOP
-        // is as long.
-        unsafe { patcher.queue(site.ip, &NOP5) };
+    if trampoline_for(site.mask.load(Relaxed)) == trampoline_for(change.mask) {
+        return;
+    }
+    if let Some(call) = call_insn(site.ip, change.mask) {
+        replace_call(patcher, change, call);
+    }
+}
+
+/// Queues `insn` at `change`'s site in place of the call rftrace placed
+/// there for the site's mask, if the site still holds it. If it does not,
+/// someone else wrote it: the site is kept taken and untouched
+/// ([`Hold::Lost`]), and that is logged, once.
+fn replace_call(patcher: &mut TextPatcher<'_>, change: &Change<'_>, insn: [u8; 5]) {
+    let site = change.site;
+    let ours = call_insn(site.ip, site.mask.load(Relaxed));
+    if ours.is_some_and(|call| text_is(site.ip, &call)) {
+        // SAFETY: the site holds our call, written by this engine; the new
+        // instruction (the NOP or another call) is as long.
+        unsafe { patcher.queue(site.ip, &insn) };
         return;
     }
     site.handlers.store(core::ptr::null_mut(), Release);

@@ -3,8 +3,9 @@
 //! What a site calls: the engine's clients and the sets of them attached to
 //! sites.
 
-use super::sites::{Segment, Site, SiteInfo};
+use super::sites::{Segment, Site, SiteInfo, SiteTable};
 use crate::bindings;
+use crate::portable::output::EntryHeader;
 use crate::ring_buffer::NoPreempt;
 use core::cell::Cell;
 use kernel::{prelude::*, sync::Arc};
@@ -27,17 +28,59 @@ pub(crate) trait FentryClient: Send + Sync {
     );
 }
 
-/// The site a call came through, in the table the dispatcher read.
+/// The site a call came through, in the table the dispatcher read: found
+/// already (the dispatcher looked it up to find its clients), or looked up
+/// when a client first asks (a direct trampoline's call, which names only
+/// its client).
 pub(crate) struct SiteRef<'a> {
-    pub(crate) segment: &'a Segment,
-    pub(crate) site: &'a Site,
+    table: &'a SiteTable,
+    ip: usize,
+    found: Cell<Option<Option<(&'a Segment, &'a Site)>>>,
 }
 
-impl SiteRef<'_> {
+impl<'a> SiteRef<'a> {
+    /// The site `site` of `segment`, in `table`.
+    #[inline]
+    pub(crate) fn found(table: &'a SiteTable, segment: &'a Segment, site: &'a Site) -> Self {
+        SiteRef {
+            table,
+            ip: site.ip,
+            found: Cell::new(Some(Some((segment, site)))),
+        }
+    }
+
+    /// The site at call address `ip` of `table`, looked up on first use.
+    #[inline]
+    pub(crate) fn lazy(table: &'a SiteTable, ip: usize) -> Self {
+        SiteRef {
+            table,
+            ip,
+            found: Cell::new(None),
+        }
+    }
+
+    /// The site and its segment; `None` if the table has no site at the
+    /// call address (the table changed since the site was patched).
+    #[inline]
+    pub(crate) fn get(&self) -> Option<(&'a Segment, &'a Site)> {
+        if let Some(found) = self.found.get() {
+            return found;
+        }
+        let found = self.table.find_with_segment(self.ip);
+        self.found.set(Some(found));
+        found
+    }
+
+    /// The segment that holds the site.
+    #[inline]
+    pub(crate) fn segment(&self) -> Option<&'a Segment> {
+        self.get().map(|(segment, _)| segment)
+    }
+
     /// What filters see of the site.
     #[inline]
-    pub(crate) fn info(&self) -> SiteInfo<'_> {
-        self.segment.info(self.site)
+    pub(crate) fn info(&self) -> Option<SiteInfo<'a>> {
+        self.get().map(|(segment, site)| segment.info(site))
     }
 }
 
@@ -58,6 +101,22 @@ pub(crate) struct CallContext<'a> {
     /// give their frames that level, as the kernel's function_graph users
     /// share one frame per call. `None` until then, and on return paths.
     pub(crate) hooked_level: Cell<Option<u16>>,
+}
+
+impl CallContext<'_> {
+    /// The common header of a record of `kind` written in this context
+    /// for the current task.
+    #[inline]
+    pub(crate) fn record_header(&self, kind: u16) -> EntryHeader {
+        let (flags, depth) = crate::instance::context_of(self.preempt_count, self.irqs_off);
+        EntryHeader {
+            kind,
+            flags,
+            // Not counting the dispatcher's own preemption disabling.
+            preempt_count: depth.saturating_sub(1),
+            pid: crate::cpu_local::current_pid(),
+        }
+    }
 }
 
 /// Which sites a client wants: an immutable snapshot of its filters.

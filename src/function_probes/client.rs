@@ -135,7 +135,10 @@ impl FentryClient for ProbeClient {
         // stays until no dispatcher reads it (the invariant); preemption
         // is off.
         let (instance, table) = unsafe { (&*self.instance, &*self.table.load(Acquire)) };
-        for entry in table.at(ip, site.segment.serial) {
+        let Some(segment) = site.segment() else {
+            return;
+        };
+        for entry in table.at(ip, segment.serial) {
             entry.fire(instance, regs, cx);
         }
     }

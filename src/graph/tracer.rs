@@ -19,7 +19,10 @@ use crate::fentry::{self, CallContext, FentryClient, SiteRef, SiteSelector};
 use crate::function_filter::FilterSet;
 use crate::instance::Instance;
 use crate::portable::input::InputError;
-use crate::portable::records::graph::GraphExit;
+use crate::portable::records::graph::{
+    graph_entry_record, graph_exit_record, GraphEntryRecord, GraphExit, GraphExitRecord,
+    TYPE_GRAPH_ENT, TYPE_GRAPH_RET,
+};
 use crate::portable::trace_options;
 use core::sync::atomic::{
     AtomicPtr,
@@ -262,12 +265,19 @@ impl GraphClient {
         // SAFETY: the invariant; preemption is off (`cx`), so the filters
         // read here are not freed before this call returns.
         let filters = unsafe { &*self.filters.load(Acquire) };
-        if !filters.notrace.is_empty() && filters.notrace.contains(&site.info()) {
+        if !filters.notrace.is_empty()
+            && site
+                .info()
+                .is_some_and(|info| filters.notrace.contains(&info))
+        {
             return Some(Hook::Notrace);
         }
         let in_graph = flags & IN_GRAPH != 0;
-        let starts_graph =
-            !in_graph && !filters.functions.is_empty() && filters.functions.contains(&site.info());
+        let starts_graph = !in_graph
+            && !filters.functions.is_empty()
+            && site
+                .info()
+                .is_some_and(|info| filters.functions.contains(&info));
         if !(in_graph || starts_graph || filters.functions.is_empty()) {
             return None;
         }
@@ -363,7 +373,32 @@ impl GraphClient {
             calltime,
             rettime,
         };
-        instance.record_graph_exit(&exit, cx);
+        record_exit(instance, &exit, cx);
+    }
+}
+
+/// Records a `funcgraph_entry` event in `instance`: the call of `func` at
+/// `depth`. In the dispatcher's context `cx`, with recording on.
+#[inline]
+fn record_entry(instance: &Instance, func: u64, depth: u64, cx: &CallContext<'_>) {
+    let record = graph_entry_record(cx.record_header(TYPE_GRAPH_ENT), func, depth);
+    if let Some(mut event) = instance.reserve(GraphEntryRecord::LEN, cx) {
+        event.put_words(record.words());
+        event.commit();
+    }
+}
+
+/// Records a `funcgraph_exit` event in `instance`, from the return path
+/// in its context `cx`, unless recording is off.
+#[inline]
+fn record_exit(instance: &Instance, exit: &GraphExit, cx: &CallContext<'_>) {
+    if !instance.records_on(cx.cpu) {
+        return;
+    }
+    let record = graph_exit_record(cx.record_header(TYPE_GRAPH_RET), exit);
+    if let Some(mut event) = instance.reserve(GraphExitRecord::LEN, cx) {
+        event.put_words(record.words());
+        event.commit();
     }
 }
 
@@ -420,7 +455,7 @@ impl FentryClient for GraphClient {
                     };
                     stack.set_flags(self.slot, self.generation, bits, true);
                 }
-                instance.record_graph_entry(ip as u64, level as u64, cx);
+                record_entry(instance, ip as u64, level as u64, cx);
             }
         }
     }

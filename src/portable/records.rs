@@ -12,6 +12,7 @@ use core::fmt;
 pub(crate) mod function;
 pub(crate) mod graph;
 pub(crate) mod stack;
+pub(crate) mod words;
 
 use function::TYPE_FUNCTION;
 use graph::{TYPE_GRAPH_ENT, TYPE_GRAPH_RET};
@@ -474,7 +475,7 @@ fn word_at(record: &[u8], offset: usize) -> u64 {
 }
 
 /// Copies `bytes` into `out` at `offset`, or as much of them as fits.
-#[inline]
+#[cfg(test)]
 fn put_bytes(out: &mut [u8], offset: usize, bytes: &[u8]) {
     if let Some(room) = out.get_mut(offset..) {
         for (to, from) in room.iter_mut().zip(bytes) {

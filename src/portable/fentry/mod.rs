@@ -3,3 +3,4 @@
 //! The patch engine's kernel-independent half.
 
 pub(crate) mod site_index;
+pub(crate) mod trampolines;

@@ -9,7 +9,8 @@
 //! never written here.
 
 use super::super::output::{EntryHeader, ENTRY_HEADER_SIZE};
-use super::{put_bytes, word_at, write_ip_sym, EventFormat, EventFunctions, PrintContext};
+use super::words::RecordWords;
+use super::{word_at, write_ip_sym, EventFormat, EventFunctions, PrintContext};
 use core::fmt;
 
 /// Type id of `function` records (the kernel's `TRACE_FN`).
@@ -24,13 +25,23 @@ const PARENT_IP: usize = IP + 8;
 /// Size of a `function` record (without arguments).
 pub(crate) const FUNCTION_RECORD_SIZE: usize = PARENT_IP + 8;
 
+/// A `function` record, as words.
+pub(crate) type FunctionRecord = RecordWords<{ FUNCTION_RECORD_SIZE / 4 }>;
+
+/// The `function` record of a call of `ip` from `parent_ip`.
+#[inline]
+pub(crate) fn function_record(header: EntryHeader, ip: u64, parent_ip: u64) -> FunctionRecord {
+    let mut record = FunctionRecord::new(header);
+    record.put_u64(IP, ip);
+    record.put_u64(PARENT_IP, parent_ip);
+    record
+}
+
 /// Encodes a `function` record into `out` (of [`FUNCTION_RECORD_SIZE`]
 /// bytes; a shorter `out` gets what fits).
-#[inline]
+#[cfg(test)]
 pub(crate) fn encode_function(out: &mut [u8], header: EntryHeader, ip: u64, parent_ip: u64) {
-    put_bytes(out, 0, &header.to_bytes());
-    put_bytes(out, IP, &ip.to_le_bytes());
-    put_bytes(out, PARENT_IP, &parent_ip.to_le_bytes());
+    function_record(header, ip, parent_ip).copy_to(out);
 }
 
 /// `events/ftrace/function/format`, as on x86_64.

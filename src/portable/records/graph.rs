@@ -18,7 +18,8 @@
 //! kernel's `graph_functions`.
 
 use super::super::output::{EntryHeader, ENTRY_HEADER_SIZE};
-use super::{put_bytes, word_at, EventFormat, EventFunctions, PrintContext, Symbols};
+use super::words::RecordWords;
+use super::{word_at, EventFormat, EventFunctions, PrintContext, Symbols};
 use core::fmt;
 
 /// Type id of `funcgraph_exit` records (the kernel's `TRACE_GRAPH_RET`).
@@ -92,26 +93,46 @@ impl GraphExit {
     }
 }
 
+/// A `funcgraph_entry` record, as words.
+pub(crate) type GraphEntryRecord = RecordWords<{ GRAPH_ENTRY_RECORD_SIZE / 4 }>;
+
+/// A `funcgraph_exit` record, as words.
+pub(crate) type GraphExitRecord = RecordWords<{ GRAPH_EXIT_RECORD_SIZE / 4 }>;
+
+/// The `funcgraph_entry` record of a call of `func` at `depth`.
+#[inline]
+pub(crate) fn graph_entry_record(header: EntryHeader, func: u64, depth: u64) -> GraphEntryRecord {
+    let mut record = GraphEntryRecord::new(header);
+    record.put_u64(ENTRY_FUNC, func);
+    record.put_u64(ENTRY_DEPTH, depth);
+    record
+}
+
+/// The `funcgraph_exit` record of `exit`.
+#[inline]
+pub(crate) fn graph_exit_record(header: EntryHeader, exit: &GraphExit) -> GraphExitRecord {
+    let mut record = GraphExitRecord::new(header);
+    record.put_u64(EXIT_FUNC, exit.func);
+    record.put_u64(EXIT_RETVAL, exit.retval);
+    record.put_u32(EXIT_DEPTH, exit.depth);
+    record.put_u32(EXIT_OVERRUN, exit.overrun);
+    record.put_u64(EXIT_CALLTIME, exit.calltime);
+    record.put_u64(EXIT_RETTIME, exit.rettime);
+    record
+}
+
 /// Encodes a `funcgraph_entry` record into `out` (of
 /// [`GRAPH_ENTRY_RECORD_SIZE`] bytes; a shorter `out` gets what fits).
-#[inline]
+#[cfg(test)]
 pub(crate) fn encode_graph_entry(out: &mut [u8], header: EntryHeader, func: u64, depth: u64) {
-    put_bytes(out, 0, &header.to_bytes());
-    put_bytes(out, ENTRY_FUNC, &func.to_le_bytes());
-    put_bytes(out, ENTRY_DEPTH, &depth.to_le_bytes());
+    graph_entry_record(header, func, depth).copy_to(out);
 }
 
 /// Encodes a `funcgraph_exit` record into `out` (of
 /// [`GRAPH_EXIT_RECORD_SIZE`] bytes; a shorter `out` gets what fits).
-#[inline]
+#[cfg(test)]
 pub(crate) fn encode_graph_exit(out: &mut [u8], header: EntryHeader, exit: &GraphExit) {
-    put_bytes(out, 0, &header.to_bytes());
-    put_bytes(out, EXIT_FUNC, &exit.func.to_le_bytes());
-    put_bytes(out, EXIT_RETVAL, &exit.retval.to_le_bytes());
-    put_bytes(out, EXIT_DEPTH, &exit.depth.to_le_bytes());
-    put_bytes(out, EXIT_OVERRUN, &exit.overrun.to_le_bytes());
-    put_bytes(out, EXIT_CALLTIME, &exit.calltime.to_le_bytes());
-    put_bytes(out, EXIT_RETTIME, &exit.rettime.to_le_bytes());
+    graph_exit_record(header, exit).copy_to(out);
 }
 
 /// The type id of a record; `None` when it has no header.

@@ -535,6 +535,21 @@ impl<S: PageStore> CpuRing<S> {
         store_words(tail_words, &tail[..tail.len().min(r.len - head.len())]);
     }
 
+    /// Writes the payload of a reservation as 32-bit words, as they are
+    /// stored (words beyond the reservation's length are ignored, missing
+    /// ones are left as they are: a caller writes the whole payload).
+    #[inline]
+    pub(crate) fn put_words(&self, r: &Reservation, words: &[u32]) {
+        let count = r.len.div_ceil(4).min(words.len());
+        let data = self.pages.page(r.slot).data.get(r.word..);
+        let Some(data) = data.and_then(|data| data.get(..count)) else {
+            return;
+        };
+        for (slot, &value) in data.iter().zip(words) {
+            slot.store(value, Relaxed);
+        }
+    }
+
     /// Commits a filled reservation. The event becomes visible to readers
     /// when the outermost nested writer of this CPU commits.
     pub(crate) fn commit(&self, r: Reservation) {

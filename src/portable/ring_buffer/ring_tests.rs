@@ -477,6 +477,33 @@ fn a_payload_filled_from_two_parts_reads_back_whole() {
 }
 
 #[test]
+fn a_payload_put_as_words_reads_back_as_their_bytes() {
+    let r = ring(4);
+    let clock = counter_clock();
+    let words = [0x0403_0201u32, 0x0807_0605, 0x0c0b_0a09, 0x100f_0e0d];
+    // The reservation holds three words: the fourth is not stored.
+    let res = r.reserve(12, &clock).expect("room");
+    r.put_words(&res, &words);
+    r.commit(res);
+    let res = r.reserve(8, &clock).expect("room");
+    r.put_words(&res, &[0x1817_1615, 0x1c1b_1a19]);
+    r.commit(res);
+    let mut cursor = Cursor::new();
+    let mut page = [0u8; format::PAGE_SIZE];
+    let mut buf = [0u8; format::PAGE_SIZE];
+    let ev = r
+        .consume(&mut cursor, &mut page, &mut buf)
+        .expect("an event");
+    assert_eq!(ev.len, 12);
+    assert_eq!(&buf[..12], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    let ev = r
+        .consume(&mut cursor, &mut page, &mut buf)
+        .expect("the next event, untouched by the first's extra word");
+    assert_eq!(ev.len, 8);
+    assert_eq!(&buf[..8], &[0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c]);
+}
+
+#[test]
 fn complete_pages_only_leave_the_writers_page() {
     let r = ring(8);
     let clock = counter_clock();
