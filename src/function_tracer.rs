@@ -101,12 +101,15 @@ pub(crate) fn start(instance: &Instance, state: &mut FunctionState) -> Result<bo
     };
     let client = Arc::new(client, GFP_KERNEL).map_err(|_| InputError::NoMemory)?;
     let (slot, report) = engine
-        .register(client.clone(), state.selector()?)
+        .register_disarmed(client.clone(), state.selector()?)
         .map_err(update_error)?;
     // Armed once every site is patched: the patching itself calls traced
     // functions on every CPU, which would otherwise fill the buffer with
     // the text poking of the start (the kernel's `function_enabled`).
+    // Sites that call the slot's direct trampoline do not even reach the
+    // client until the engine arms it too.
     client.armed.store(true, Relaxed);
+    engine.arm(slot);
     state.running = Some((slot, client));
     Ok(skipped(&report))
 }
@@ -118,6 +121,7 @@ pub(crate) fn stop(state: &mut FunctionState) {
         // Disarmed first: the unpatching records nothing either.
         client.armed.store(false, Relaxed);
         if let Some(engine) = fentry::engine() {
+            engine.disarm(slot);
             engine.unregister(slot);
         }
     }

@@ -245,10 +245,16 @@ pub(crate) trait TaskMeetings: Sync {
 /// kernel's `tracing_sched_register`), registered with a `T` as their
 /// data.
 ///
+/// Dropping the probes unregisters them without waiting for the calls
+/// under way, which a context switch runs at every moment: the kernel's
+/// own `tracing_sched_unregister` does not wait either, and a stop of the
+/// function tracer would otherwise wait for two grace periods. The owner
+/// of the data calls [`wait_for_meetings`] before the data goes.
+///
 /// # Invariants
 ///
-/// While registered, `data` points at a `T` that outlives the
-/// registration; `registered` lists each tracepoint and the probe
+/// While registered, and until a [`wait_for_meetings`] after, `data`
+/// points at a live `T`; `registered` lists each tracepoint and the probe
 /// registered on it.
 pub(crate) struct MeetingProbes<T: TaskMeetings> {
     registered: KVec<(*mut bindings::tracepoint, *mut c_void)>,
@@ -265,7 +271,8 @@ impl<T: TaskMeetings> MeetingProbes<T> {
     ///
     /// # Safety
     ///
-    /// `data` must outlive the returned value.
+    /// `data` must outlive the returned value and the next call of
+    /// [`wait_for_meetings`] after it is dropped.
     pub(crate) unsafe fn start(data: &T) -> Result<Self> {
         let probes: [(&CStr, *mut c_void); 3] = [
             (c_str!("sched_wakeup"), wakeup_meeting::<T> as *mut c_void),
@@ -301,7 +308,8 @@ impl<T: TaskMeetings> MeetingProbes<T> {
 }
 
 impl<T: TaskMeetings> Drop for MeetingProbes<T> {
-    /// Unregisters the probes; when this returns none runs any more.
+    /// Unregisters the probes; calls under way may still run until the
+    /// next [`wait_for_meetings`].
     fn drop(&mut self) {
         for &(tp, probe) in self.registered.iter() {
             // SAFETY: registered in `start` with these arguments.
@@ -309,11 +317,14 @@ impl<T: TaskMeetings> Drop for MeetingProbes<T> {
                 bindings::tracepoint_probe_unregister(tp, probe, self.data.cast_mut().cast())
             };
         }
-        if !self.registered.is_empty() {
-            // SAFETY: may sleep; after it no probe runs with `data`.
-            unsafe { bindings::rft_tracepoint_synchronize_unregister() };
-        }
     }
+}
+
+/// Waits until no probe of a dropped [`MeetingProbes`] runs any more. May
+/// sleep.
+pub(crate) fn wait_for_meetings() {
+    // SAFETY: process context; waits for the tracepoints' grace periods.
+    unsafe { bindings::rft_tracepoint_synchronize_unregister() };
 }
 
 /// `sched_switch` probe of [`MeetingProbes`].

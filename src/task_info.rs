@@ -295,7 +295,8 @@ impl TaskInfo {
         self.update(user, |_| 0, |_| {});
     }
 
-    /// Stops saving: the probes go. May sleep.
+    /// Stops saving: the probes go, and when this returns none runs any
+    /// more (not even one dropped earlier, which did not wait). May sleep.
     pub(crate) fn stop(&self) {
         let probes = {
             let mut saver = self.saver.lock();
@@ -303,6 +304,7 @@ impl TaskInfo {
             saver.probes.take()
         };
         drop(probes);
+        crate::task_events::wait_for_meetings();
     }
 
     /// Changes what `user` asks (`bits`) and what every instance does
@@ -331,8 +333,9 @@ impl TaskInfo {
         // Published before the probes can run.
         self.saving.store(saving, Release);
         if saver.probes.is_none() {
-            // SAFETY: the probes are kept in `self.saver` and dropped
-            // before `self` goes (`PinnedDrop`); `self` is pinned.
+            // SAFETY: the probes are kept in `self.saver` and dropped, and
+            // waited for, before `self` goes (`stop`, from `PinnedDrop`);
+            // `self` is pinned.
             match unsafe { MeetingProbes::start(self) } {
                 Ok(probes) => saver.probes = Some(probes),
                 // As the kernel's `tracing_sched_register`: tracing goes on,

@@ -86,6 +86,9 @@ pub(crate) fn call_insn(ip: usize, mask: u64) -> Option<[u8; 5]> {
 struct Slot {
     client: Arc<dyn FentryClient>,
     selector: Arc<dyn SiteSelector>,
+    /// Whether the slot's direct trampoline calls the client (see
+    /// [`Engine::register_disarmed`]).
+    armed: bool,
 }
 
 /// The engine's state, under its lock.
@@ -221,6 +224,56 @@ impl Engine {
         client: Arc<dyn FentryClient>,
         selector: Arc<dyn SiteSelector>,
     ) -> Result<(usize, UpdateReport), UpdateError> {
+        self.register_slot(client, selector, true)
+    }
+
+    /// As [`Self::register`], for a client that ignores its calls until
+    /// [`Self::arm`] (the function tracer, which does not record the
+    /// patching of its own start): until then the sites that call its
+    /// slot's direct trampoline return at once, before the recursion
+    /// guard, instead of calling it. The text poking of a start runs
+    /// hundreds of thousands of traced calls.
+    pub(crate) fn register_disarmed(
+        &self,
+        client: Arc<dyn FentryClient>,
+        selector: Arc<dyn SiteSelector>,
+    ) -> Result<(usize, UpdateReport), UpdateError> {
+        self.register_slot(client, selector, false)
+    }
+
+    /// Lets the direct trampoline of `slot` call its client.
+    pub(crate) fn arm(&self, slot: usize) {
+        self.set_armed(slot, true);
+    }
+
+    /// Stops the direct trampoline of `slot` calling its client, as before
+    /// [`Self::arm`] (the function tracer, before it unpatches).
+    pub(crate) fn disarm(&self, slot: usize) {
+        self.set_armed(slot, false);
+    }
+
+    fn set_armed(&self, slot: usize, armed: bool) {
+        let mut state = self.state.lock();
+        let Some(entry) = state.slots.get_mut(slot).and_then(Option::as_mut) else {
+            return;
+        };
+        entry.armed = armed;
+        if slot < DIRECT_SLOTS {
+            let set = if armed {
+                find_set(&state, 1 << slot)
+            } else {
+                core::ptr::null_mut()
+            };
+            self.publish_solo(slot, set);
+        }
+    }
+
+    fn register_slot(
+        &self,
+        client: Arc<dyn FentryClient>,
+        selector: Arc<dyn SiteSelector>,
+        armed: bool,
+    ) -> Result<(usize, UpdateReport), UpdateError> {
         let mut state = self.state.lock();
         let slot = state
             .slots
@@ -230,7 +283,11 @@ impl Engine {
         let Some(entry) = state.slots.get_mut(slot) else {
             return Err(UpdateError::Other(ENOSPC));
         };
-        *entry = Some(Slot { client, selector });
+        *entry = Some(Slot {
+            client,
+            selector,
+            armed,
+        });
         match self.apply(&mut state, slot, None) {
             Ok(report) => Ok((slot, report)),
             Err(e) => {
@@ -383,7 +440,7 @@ impl Engine {
             for change in plan.iter() {
                 if change.mask != 0 && change.mask != last {
                     intern(state, change.mask)?;
-                    if let Some(slot) = direct_slot(change.mask) {
+                    if let Some(slot) = direct_slot(change.mask).filter(|&s| is_armed(state, s)) {
                         self.publish_solo(slot, find_set(state, change.mask));
                     }
                     last = change.mask;
@@ -690,6 +747,15 @@ impl GivenBack {
 fn text_is(ip: usize, bytes: &[u8; 5]) -> bool {
     let mut now = [0u8; 5];
     ksyms::read_text(ip, &mut now).is_ok() && now == *bytes
+}
+
+/// Whether the client of `slot` is armed.
+fn is_armed(state: &State, slot: usize) -> bool {
+    state
+        .slots
+        .get(slot)
+        .and_then(Option::as_ref)
+        .is_some_and(|s| s.armed)
 }
 
 /// Makes sure a handler set for `mask` exists.
