@@ -563,19 +563,15 @@ impl Instance {
 
     /// Records a `print` event with `text`, as a write to `trace_marker`
     /// does: at most [`records::max_print_text`] bytes of it; returns how
-    /// many. Process context only (it allocates).
+    /// many. The text goes from the write's buffer straight into the ring.
     pub(crate) fn record_print(&self, text: &[u8]) -> Result<usize> {
         let text = text.get(..records::max_print_text()).unwrap_or(text);
-        self.record_user_event(records::print_record_size(text), |record, header| {
-            records::encode_print(
-                record,
-                EntryHeader {
-                    kind: records::TYPE_PRINT,
-                    ..header
-                },
-                self.marker_ip,
-                text,
-            )
+        let size = records::print_record_size(text);
+        self.record_user_event(records::TYPE_PRINT, size, |space, header| {
+            space.fill_parts(&records::print_head(header, self.marker_ip), text);
+            if let Some(at) = records::print_newline_at(text) {
+                space.put_byte(at, b'\n');
+            }
         })?;
         Ok(text.len())
     }
@@ -586,24 +582,21 @@ impl Instance {
         if data.len() < 4 {
             return Err(EINVAL);
         }
-        self.record_user_event(records::raw_data_record_size(data), |record, header| {
-            records::encode_raw_data(
-                record,
-                EntryHeader {
-                    kind: records::TYPE_RAW_DATA,
-                    ..header
-                },
-                data,
-            )
+        let size = records::raw_data_record_size(data);
+        self.record_user_event(records::TYPE_RAW_DATA, size, |space, header| {
+            space.fill_parts(&header.to_bytes(), data);
         })
     }
 
-    /// Records an event that user space wrote: `encode` fills a record of
-    /// `size` bytes given the common header.
+    /// Records an event of type `kind` that user space wrote: `fill`
+    /// writes its `size` bytes, given the common header, straight into
+    /// the ring (bytes it leaves out are zero), as ftrace copies a marker
+    /// once.
     fn record_user_event(
         &self,
+        kind: u16,
         size: usize,
-        encode: impl FnOnce(&mut [u8], EntryHeader),
+        fill: impl FnOnce(&mut Reserved<'_>, EntryHeader),
     ) -> Result {
         // As ftrace: markers off is EINVAL, recording off is EBADF.
         if !self.options().has(trace_options::MARKERS) {
@@ -612,37 +605,31 @@ impl Instance {
         if !self.tracing_on() || self.is_paused() {
             return Err(EBADF);
         }
-        with_zeroed(size, |record| self.record_built(record, encode))
-    }
-
-    /// Encodes a user event into `record` with `encode` and records it.
-    fn record_built(&self, record: &mut [u8], encode: impl FnOnce(&mut [u8], EntryHeader)) {
-        let pid = crate::cpu_local::current_pid();
-        encode(
-            record,
-            EntryHeader {
-                kind: 0,
-                flags: 0,
-                preempt_count: 0,
-                pid,
-            },
-        );
         // Not the kernel's way (it saves names only at context switches),
         // kept so that markers name their writer whatever records.
         if self.options().has(trace_options::RECORD_CMD) {
             self.tasks.save_current_comm();
         }
+        let pid = crate::cpu_local::current_pid();
         self.with_live_buffer(|buffer, preempt_off| {
             // The context as the event is recorded, with preemption off, as
             // ftrace records it.
             let (flags, preempt_count) = current_context();
-            EntryHeader::set_context(record, flags, preempt_count);
+            let header = EntryHeader {
+                kind,
+                flags,
+                preempt_count,
+                pid,
+            };
             // Preemption is off: the CPU id is stable.
             let cpu = crate::cpu_local::processor_id();
-            if buffer.write_on(cpu, preempt_off, record, &|| self.now()) {
+            if let Some(mut space) = buffer.reserve_on(cpu, preempt_off, size, &|| self.now()) {
+                fill(&mut space, header);
+                space.commit();
                 self.committed(buffer, cpu);
             }
         });
+        Ok(())
     }
 
     /// The name of the tracer in use.
@@ -1060,29 +1047,6 @@ unsafe fn follow_forks(
         *follower = Some(started.map_err(|_| InputError::NoDevice)?);
     }
     Ok(())
-}
-
-/// Records up to this size are built on the stack.
-const SMALL_RECORD: usize = 320;
-/// Records up to this size (a marker of up to 64 bytes) are built in a
-/// smaller stack buffer.
-const TINY_RECORD: usize = 96;
-
-/// Runs `f` on `size` zeroed bytes: on the stack in the smallest buffer
-/// that fits (zeroing costs by the buffer's size), allocated beyond
-/// [`SMALL_RECORD`].
-fn with_zeroed<R>(size: usize, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {
-    if size <= TINY_RECORD {
-        let mut tiny = [0u8; TINY_RECORD];
-        Ok(f(&mut tiny[..size]))
-    } else if size <= SMALL_RECORD {
-        let mut small = [0u8; SMALL_RECORD];
-        Ok(f(&mut small[..size]))
-    } else {
-        let mut large = KVec::new();
-        large.resize(size, 0, GFP_KERNEL)?;
-        Ok(f(&mut large[..]))
-    }
 }
 
 /// Empties `buffer`, or its ring of `cpu`; emptied as a whole, its time

@@ -283,9 +283,17 @@ impl Reserved<'_> {
     /// bytes), then `tail`; bytes past the reserved length are left out,
     /// missing ones are zero.
     #[inline]
-    fn fill_parts(&mut self, head: &[u8], tail: &[u8]) {
+    pub(crate) fn fill_parts(&mut self, head: &[u8], tail: &[u8]) {
         if let Some(reservation) = &self.reservation {
             self.ring.fill_parts(reservation, head, tail);
+        }
+    }
+
+    /// Sets byte `at` of the payload, after [`Self::fill_parts`].
+    #[inline]
+    pub(crate) fn put_byte(&mut self, at: usize, byte: u8) {
+        if let Some(reservation) = &self.reservation {
+            self.ring.put_byte(reservation, at, byte);
         }
     }
 

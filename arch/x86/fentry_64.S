@@ -15,7 +15,8 @@
  *   that only the client of engine slot N wants calls it, and the
  *   dispatcher goes to that client without looking the site up, as the
  *   kernel's ftrace gives an ftrace_ops with a single user a trampoline of
- *   its own.
+ *   its own. While bit N of rftrace_fentry_live_slots is clear (the
+ *   client is not armed), it returns before saving anything.
  *
  * On entry:   0(%rsp) = return address into the traced function (site + 5)
  *             8(%rsp) = the traced function's own return address (parent)
@@ -42,6 +43,16 @@
 SYM_FUNC_START(\name)
 	/* Only ever reached by a direct call from a patched site. */
 	ANNOTATE_NOENDBR
+	.if \slot >= 0
+	/*
+	 * A slot whose client is not armed (its own start is patching the
+	 * sites) has nothing to call: back at once, nothing saved.
+	 */
+	testl	$(1 << \slot), rftrace_fentry_live_slots(%rip)
+	jnz	1f
+	RET
+1:
+	.endif
 	subq	$FRAME_SIZE, %rsp
 
 	movq	%rdi, RDI(%rsp)

@@ -79,11 +79,8 @@ pub(crate) unsafe extern "C" fn rftrace_fentry_dispatch_direct(
     let Some(engine) = live_engine() else {
         return;
     };
-    // A quick look first, before the guard: a client not armed yet (the
-    // text poking of its own start calls it everywhere) is not called.
-    if engine.solo_set(slot).is_null() {
-        return;
-    }
+    // (A slot whose client is not armed never gets here: its trampoline
+    // returned at once.)
     let Some(guard) = RecursionGuard::enter(engine) else {
         return;
     };

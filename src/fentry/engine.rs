@@ -147,6 +147,15 @@ impl From<kernel::alloc::AllocError> for UpdateError {
 ///
 /// `table` points at `state.table`'s [`SiteTable`]; a table replaced there
 /// is kept alive until an RCU grace period after `table` moved on.
+/// The direct slots whose trampoline has a client to call: bit N while
+/// [`Engine::solo_set`] of N is a set. A direct trampoline tests its bit
+/// before it saves a register (`arch/x86/fentry_64.S`) and returns at
+/// once when it is clear, so the sites of a client not armed yet (the text
+/// poking of its own start) cost a call and a return. A hint only: a call
+/// that passes it still reads the set. One engine is loaded at a time.
+#[export_name = "rftrace_fentry_live_slots"]
+static LIVE_SLOTS: AtomicU32 = AtomicU32::new(0);
+
 #[pin_data]
 pub(crate) struct Engine {
     pub(crate) table: AtomicPtr<SiteTable>,
@@ -213,8 +222,15 @@ impl Engine {
     /// published before any site calls the trampoline for it, and
     /// unpublished when it retires, before the wait that frees it.
     fn publish_solo(&self, slot: usize, set: *mut HandlerSet) {
-        if let Some(solo) = self.solo.get(slot) {
-            solo.store(set, Release);
+        let Some(solo) = self.solo.get(slot) else {
+            return;
+        };
+        solo.store(set, Release);
+        // After the set: a trampoline that sees the bit finds the set.
+        if set.is_null() {
+            LIVE_SLOTS.fetch_and(!(1 << slot), Release);
+        } else {
+            LIVE_SLOTS.fetch_or(1 << slot, Release);
         }
     }
 

@@ -51,6 +51,7 @@ impl EntryHeader {
     }
 
     /// Sets the flags and preemption depth of an encoded record.
+    #[cfg(test)]
     pub(crate) fn set_context(record: &mut [u8], flags: u8, preempt_count: u8) {
         if let Some(bytes) = record.get_mut(2..4) {
             bytes.copy_from_slice(&[flags, preempt_count]);

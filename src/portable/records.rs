@@ -33,6 +33,8 @@ pub(crate) fn raw_data_record_size(data: &[u8]) -> usize {
 }
 
 /// Encodes a raw-data record: the write's first four bytes are its id.
+/// (The module writes the header and the data straight into the ring.)
+#[cfg(test)]
 pub(crate) fn encode_raw_data(out: &mut [u8], header: EntryHeader, data: &[u8]) {
     out[..ENTRY_HEADER_SIZE].copy_from_slice(&header.to_bytes());
     out[ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + data.len()].copy_from_slice(data);
@@ -145,28 +147,47 @@ pub(crate) fn write_format(out: &mut dyn fmt::Write, kind: u16) -> Option<fmt::R
 /// `write_marker_to_buffer` cuts it: the largest record less the print
 /// entry and room for a newline and a NUL.
 pub(crate) const fn max_print_text() -> usize {
-    super::ring_buffer::format::MAX_PAYLOAD - (ENTRY_HEADER_SIZE + 8 + 2)
+    super::ring_buffer::format::MAX_PAYLOAD - (PRINT_HEAD_SIZE + 2)
 }
 
 /// Size of a print record for `text` (a newline is added when missing, and
 /// a NUL ends the string).
 pub(crate) fn print_record_size(text: &[u8]) -> usize {
     let newline = usize::from(!text.ends_with(b"\n"));
-    ENTRY_HEADER_SIZE + 8 + text.len() + newline + 1
+    PRINT_HEAD_SIZE + text.len() + newline + 1
 }
 
-/// Encodes a print record into `out` (of [`print_record_size`] bytes).
+/// Size of a print record's fixed part: the common header, then `ip`.
+pub(crate) const PRINT_HEAD_SIZE: usize = ENTRY_HEADER_SIZE + 8;
+
+/// A print record's fixed part, which its text follows.
+#[inline]
+pub(crate) fn print_head(header: EntryHeader, ip: u64) -> [u8; PRINT_HEAD_SIZE] {
+    let mut head = [0u8; PRINT_HEAD_SIZE];
+    head[..ENTRY_HEADER_SIZE].copy_from_slice(&header.to_bytes());
+    head[ENTRY_HEADER_SIZE..].copy_from_slice(&ip.to_le_bytes());
+    head
+}
+
+/// Where in a print record of `text` the newline that `text` lacks goes,
+/// or `None` when it ends with one. The NUL after it is the record's last
+/// byte.
+#[inline]
+pub(crate) fn print_newline_at(text: &[u8]) -> Option<usize> {
+    (!text.ends_with(b"\n")).then_some(PRINT_HEAD_SIZE + text.len())
+}
+
+/// Encodes a print record into `out` (of [`print_record_size`] bytes,
+/// zeroed). (The module writes the head and the text straight into the
+/// ring.)
+#[cfg(test)]
 pub(crate) fn encode_print(out: &mut [u8], header: EntryHeader, ip: u64, text: &[u8]) {
-    out[..ENTRY_HEADER_SIZE].copy_from_slice(&header.to_bytes());
-    out[ENTRY_HEADER_SIZE..ENTRY_HEADER_SIZE + 8].copy_from_slice(&ip.to_le_bytes());
-    let body = &mut out[ENTRY_HEADER_SIZE + 8..];
-    body[..text.len()].copy_from_slice(text);
-    let mut end = text.len();
-    if !text.ends_with(b"\n") {
-        body[end] = b'\n';
-        end += 1;
+    out[..PRINT_HEAD_SIZE].copy_from_slice(&print_head(header, ip));
+    out[PRINT_HEAD_SIZE..PRINT_HEAD_SIZE + text.len()].copy_from_slice(text);
+    if let Some(at) = print_newline_at(text) {
+        out[at] = b'\n';
     }
-    body[end] = 0;
+    out[out.len() - 1] = 0;
 }
 
 /// Names code addresses: kallsyms in the module, a table in tests.

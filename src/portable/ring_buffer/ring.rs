@@ -535,6 +535,21 @@ impl<S: PageStore> CpuRing<S> {
         store_words(tail_words, &tail[..tail.len().min(r.len - head.len())]);
     }
 
+    /// Sets byte `at` of a reservation's payload, after
+    /// [`Self::fill_parts`] (a byte past its length is left out).
+    #[inline]
+    pub(crate) fn put_byte(&self, r: &Reservation, at: usize, byte: u8) {
+        if at >= r.len {
+            return;
+        }
+        let Some(slot) = self.pages.page(r.slot).data.get(r.word + at / 4) else {
+            return;
+        };
+        let shift = (at % 4) * 8;
+        let word = slot.load(Relaxed) & !(0xff << shift) | (u32::from(byte) << shift);
+        slot.store(word, Relaxed);
+    }
+
     /// Writes the payload of a reservation as 32-bit words, as they are
     /// stored (words beyond the reservation's length are ignored, missing
     /// ones are left as they are: a caller writes the whole payload).

@@ -553,3 +553,40 @@ fn the_watermark_counts_pages_written_and_not_read() {
     assert!(r.watermark_hit(40));
     assert!(seq > per_page);
 }
+
+#[test]
+fn a_print_record_written_in_place_is_the_one_encoded() {
+    use crate::portable::output::EntryHeader;
+    use crate::portable::records::{encode_print, print_head, print_newline_at, print_record_size};
+    let header = EntryHeader {
+        kind: crate::portable::records::TYPE_PRINT,
+        flags: 1,
+        preempt_count: 2,
+        pid: 42,
+    };
+    // The newline added or not, and falling in the last word or a new one.
+    for text in [&b"hi"[..], b"hi\n", b"abc", b"abcd", b"abcd\n", b""] {
+        let r = ring(4);
+        let clock = counter_clock();
+        let size = print_record_size(text);
+        let res = r.reserve(size, &clock).expect("room");
+        r.fill_parts(&res, &print_head(header, 0x1234), text);
+        if let Some(at) = print_newline_at(text) {
+            r.put_byte(&res, at, b'\n');
+        }
+        r.commit(res);
+        let mut want = vec![0u8; size];
+        encode_print(&mut want, header, 0x1234, text);
+        let mut cursor = Cursor::new();
+        let mut page = [0u8; format::PAGE_SIZE];
+        let mut buf = [0u8; format::PAGE_SIZE];
+        let ev = r
+            .consume(&mut cursor, &mut page, &mut buf)
+            .expect("an event");
+        assert_eq!(&buf[..size], &want[..], "{text:?}");
+        assert!(
+            buf[size..ev.len].iter().all(|&b| b == 0),
+            "{text:?}: padding"
+        );
+    }
+}
