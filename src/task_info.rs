@@ -31,12 +31,13 @@ use crate::portable::{
     tgids::Tgids,
     trace_options::{self, OptionSet},
 };
+use crate::ring_buffer::NoPreempt;
 use crate::task_events::{MeetingProbes, TaskMeetings};
 use crate::try_lock::TryLock;
 use core::fmt;
 use core::sync::atomic::{
-    AtomicBool, AtomicI32, AtomicU8,
-    Ordering::{Relaxed, Release},
+    AtomicBool, AtomicI32, AtomicU64, AtomicU8,
+    Ordering::{Acquire, Relaxed, Release},
 };
 use kernel::{
     new_mutex,
@@ -54,6 +55,42 @@ fn name_table(requested: usize) -> Result<NameTable> {
     let capacity = cmdlines::capacity_for(requested, kernel::page::PAGE_SIZE);
     let slots = KVVec::from_elem(Slot::EMPTY, capacity, GFP_KERNEL)?;
     Ok(Cmdlines::new(map, slots))
+}
+
+/// Whom a marker last named on one CPU: a pid, its name and the count of
+/// name-table changes then. Only its CPU reads and writes it, with
+/// preemption off.
+struct NamedTask {
+    pid: AtomicI32,
+    comm: [AtomicU64; 2],
+    renamed: AtomicU64,
+}
+
+impl NamedTask {
+    fn new() -> Self {
+        NamedTask {
+            // No task: pid 0 is never saved.
+            pid: AtomicI32::new(0),
+            comm: [AtomicU64::new(0), AtomicU64::new(0)],
+            renamed: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    /// Whether it names `pid` by the name `comm` (as
+    /// [`TaskRef::comm_words`] reads it), with `renamed` changes made.
+    fn holds(&self, pid: i32, comm: [u64; 2], renamed: u64) -> bool {
+        self.pid.load(Relaxed) == pid
+            && self.renamed.load(Relaxed) == renamed
+            && self.comm[0].load(Relaxed) == comm[0]
+            && self.comm[1].load(Relaxed) == comm[1]
+    }
+
+    fn set(&self, pid: i32, comm: [u64; 2], renamed: u64) {
+        self.pid.store(pid, Relaxed);
+        self.comm[0].store(comm[0], Relaxed);
+        self.comm[1].store(comm[1], Relaxed);
+        self.renamed.store(renamed, Relaxed);
+    }
 }
 
 /// The probes save task names.
@@ -150,6 +187,12 @@ pub(crate) struct TaskInfo {
     saving: AtomicU8,
     /// Taken by the probes only with `try_lock`.
     cmdlines: TryLock<NameTable>,
+    /// Counts the changes of `cmdlines`, made under its lock.
+    renamed: AtomicU64,
+    /// Per CPU: the task a marker written there last named, and `renamed`
+    /// then; while both still hold, a marker of that task leaves the table
+    /// alone.
+    marker_named: KVec<NamedTask>,
     /// pid → tgid, allocated when `record-tgid` is first set, as the
     /// kernel's `tgid_map` (kept from then on).
     tgids: SetOnce<Tgids<KVVec<AtomicI32>>>,
@@ -163,8 +206,10 @@ impl TaskInfo {
     pub(crate) fn new(cpus: usize, options: OptionSet) -> Result<impl PinInit<Self>> {
         let names = name_table(cmdlines::DEFAULT_ENTRIES)?;
         let mut pending = KVec::with_capacity(cpus, GFP_KERNEL)?;
+        let mut marker_named = KVec::with_capacity(cpus, GFP_KERNEL)?;
         for _ in 0..cpus {
             pending.push(AtomicBool::new(false), GFP_KERNEL)?;
+            marker_named.push(NamedTask::new(), GFP_KERNEL)?;
         }
         let wanted = Wanted {
             tracers: 0,
@@ -176,6 +221,8 @@ impl TaskInfo {
             pending,
             saving: AtomicU8::new(0),
             cmdlines: TryLock::new(names),
+            renamed: AtomicU64::new(0),
+            marker_named,
             tgids: SetOnce::new(),
             saver <- new_mutex!(Saver {
                 wanted,
@@ -193,11 +240,28 @@ impl TaskInfo {
     }
 
     /// Saves the running task's name now (a `trace_marker` write with
-    /// `record-cmd` on). Process context.
+    /// `record-cmd` on), unless the last marker written on this CPU named
+    /// the same task by the same name and the table has not changed since.
+    /// Process context.
     pub(crate) fn save_current_comm(&self) {
         let current = TaskRef::current(self);
+        let (pid, words) = (current.pid(), current.comm_words());
+        // Preemption off: the CPU's entry is this writer's alone.
+        let _preempt_off = NoPreempt::new();
+        let named = self.marker_named.get(cpu_local::processor_id());
+        if named.is_some_and(|n| n.holds(pid, words, self.renamed.load(Acquire))) {
+            return;
+        }
         let comm = current.comm();
-        self.cmdlines.lock().save(current.pid(), &comm);
+        let mut cmdlines = self.cmdlines.lock();
+        if cmdlines.save(pid, &comm) {
+            self.renamed.fetch_add(1, Release);
+        }
+        let renamed = self.renamed.load(Relaxed);
+        drop(cmdlines);
+        if let Some(named) = named {
+            named.set(pid, words, renamed);
+        }
     }
 
     /// The task name saved for `pid`, copied out of the (spin) lock so the
@@ -223,7 +287,10 @@ impl TaskInfo {
     /// kernel would); the saved ones are dropped.
     pub(crate) fn set_cmdlines_capacity(&self, entries: usize) -> Result {
         let names = name_table(entries)?;
-        let old = core::mem::replace(&mut *self.cmdlines.lock(), names);
+        let mut cmdlines = self.cmdlines.lock();
+        let old = core::mem::replace(&mut *cmdlines, names);
+        self.renamed.fetch_add(1, Release);
+        drop(cmdlines);
         drop(old);
         Ok(())
     }
@@ -350,8 +417,12 @@ impl TaskInfo {
         let Some(mut cmdlines) = self.cmdlines.try_lock() else {
             return false;
         };
+        let mut changed = false;
         for task in tasks {
-            cmdlines.save(task.pid(), &task.comm());
+            changed |= cmdlines.save(task.pid(), &task.comm());
+        }
+        if changed {
+            self.renamed.fetch_add(1, Release);
         }
         true
     }

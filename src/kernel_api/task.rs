@@ -76,13 +76,28 @@ impl<'a> TaskRef<'a> {
     /// as the kernel's `trace_save_cmdline` does: a concurrent rename may
     /// show half done.
     pub(crate) fn comm(self) -> [u8; COMM_LEN] {
-        // SAFETY: `comm` is a `char[TASK_COMM_LEN]` at this offset, and
-        // `TASK_COMM_LEN` is `COMM_LEN` (checked above).
-        let mut comm = unsafe { self.field::<[u8; COMM_LEN]>(bindings::RFT_TASK_COMM_OFFSET) };
-        if let Some(last) = comm.last_mut() {
-            *last = 0;
-        }
+        let [low, high] = self.comm_words();
+        let mut comm = [0u8; COMM_LEN];
+        let (first, second) = comm.split_at_mut(COMM_LEN / 2);
+        first.copy_from_slice(&low.to_le_bytes());
+        second.copy_from_slice(&high.to_le_bytes());
         comm
+    }
+
+    /// Its name as [`Self::comm`] reads it, as two little-endian words
+    /// (two loads, where a byte array is read a byte at a time).
+    pub(crate) fn comm_words(self) -> [u64; 2] {
+        const OFFSET: usize = bindings::RFT_TASK_COMM_OFFSET;
+        // The last byte is always NUL, as the kernel keeps it.
+        const LAST_BYTE: u64 = 0xff << 56;
+        // SAFETY: `comm` is a `char[TASK_COMM_LEN]` (16 bytes, checked
+        // above) at an 8-aligned offset (checked here) of the aligned
+        // `task_struct`: two `u64` cover it exactly.
+        let [low, high] = unsafe {
+            const { assert!(OFFSET % 8 == 0) };
+            [self.field::<u64>(OFFSET), self.field::<u64>(OFFSET + 8)]
+        };
+        [low, high & !LAST_BYTE]
     }
 }
 

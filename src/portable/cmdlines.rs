@@ -40,7 +40,7 @@ pub(crate) fn capacity_for(requested: usize, page_size: usize) -> usize {
 }
 
 /// One saved pid and its name.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Slot {
     /// The pid, or [`NO_CMDLINE_MAP`].
     pid: u32,
@@ -90,17 +90,18 @@ impl<M: DerefMut<Target = [u32]>, S: DerefMut<Target = [Slot]>> Cmdlines<M, S> {
     /// Remembers that `pid` is called `comm` (NUL-padded), as the kernel's
     /// `trace_save_cmdline`: a pid keeps the slot its map entry names (even
     /// one another pid took since), a new one takes the next slot in turn.
-    /// The idle task (pid 0) is not kept.
-    pub(crate) fn save(&mut self, pid: i32, comm: &[u8]) {
+    /// The idle task (pid 0) is not kept. Returns whether the table
+    /// changed: whether a name read before may read otherwise now.
+    pub(crate) fn save(&mut self, pid: i32, comm: &[u8]) -> bool {
         let Ok(pid) = u32::try_from(pid) else {
-            return;
+            return false;
         };
         let capacity = self.capacity();
         if pid == 0 || capacity == 0 {
-            return;
+            return false;
         }
         let Some(entry) = self.map.get_mut(Self::map_index(pid)) else {
-            return;
+            return false;
         };
         let index = match *entry {
             NO_CMDLINE_MAP => {
@@ -118,8 +119,13 @@ impl<M: DerefMut<Target = [u32]>, S: DerefMut<Target = [Slot]>> Cmdlines<M, S> {
             .position(|&b| b == 0)
             .unwrap_or(comm.len().min(COMM_LEN - 1));
         name[..len].copy_from_slice(&comm[..len]);
-        if let Some(slot) = self.slots.get_mut(index) {
-            *slot = Slot { pid, comm: name };
+        let saved = Slot { pid, comm: name };
+        match self.slots.get_mut(index) {
+            Some(slot) if *slot != saved => {
+                *slot = saved;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -172,7 +178,8 @@ mod tests {
         assert_eq!(c.find(0), "<idle>");
         assert_eq!(c.find(99), "<...>");
         assert_eq!(c.find(-1), "<XXX>");
-        c.save(42, b"sh");
+        assert!(c.save(42, b"sh"), "a new name changes the table");
+        assert!(!c.save(42, b"sh\0"), "the same name again does not");
         assert_eq!(c.find(42), "sh");
         assert_eq!(c.entries().count(), 2);
         c.save(0, b"swapper");

@@ -16,7 +16,10 @@ here=$(dirname "$0")
 # if the filter is refused or the run left no function event. The filter
 # is written before every run: the kernel uses up a `:mod:` filter when
 # the module loads.
-traced_run() { # dir filter loop
+# One run: dir $1 traces filter $2 with the function tracer while loop $3
+# runs (with tracing_on 0 if $4 is "off": the tracer is called and records
+# nothing); ns per call, or n/a if nothing was recorded.
+traced_run() { # dir filter loop [off]
 	echo > "$1/trace"
 	if ! echo "$2" > "$1/set_ftrace_filter"; then
 		log "$1: set_ftrace_filter refused $2"
@@ -24,15 +27,17 @@ traced_run() { # dir filter loop
 		return
 	fi
 	echo function > "$1/current_tracer"
+	[ "${4:-}" != off ] || echo 0 > "$1/tracing_on"
 	cost=$("$3")
+	echo 1 > "$1/tracing_on"
 	# Lines of function events (a module gone since prints as an
 	# address), counted before the tracer switch empties the buffer.
 	hits=$(grep -c ' <-' "$1/trace")
 	echo nop > "$1/current_tracer"
 	echo > "$1/set_ftrace_filter"
 	echo > "$1/trace"
-	log "$1: $3: $cost ns per call, $hits function events in the buffer"
-	if [ "$hits" -gt 0 ]; then echo "$cost"; else echo n/a; fi
+	log "$1: $3${4:+ (tracing off)}: $cost ns per call, $hits function events in the buffer"
+	if [ "$hits" -gt 0 ] || [ "${4:-}" = off ]; then echo "$cost"; else echo n/a; fi
 }
 
 # Milliseconds to start, then to stop, tracing every function.
@@ -75,6 +80,9 @@ loop_run() { traced_run "${1%% *}" tracee_relevant:mod:ftrace_ops kernel_loop; }
 getpid_run() { traced_run "${1%% *}" __task_pid_nr_ns getpid_loop; }
 set -- $(alternate loop_run "$rftrace" "$tracing"); rf_k=$1 ft_k=$2
 set -- $(alternate getpid_run "$rftrace" "$tracing"); rf_u=$1 ft_u=$2
+# What a call costs before its record: the tracer called, tracing_on 0.
+loop_off_run() { traced_run "${1%% *}" tracee_relevant:mod:ftrace_ops kernel_loop off; }
+set -- $(alternate loop_off_run "$rftrace" "$tracing"); rf_k_off=$1 ft_k_off=$2
 
 log "sites: rftrace $(wc -l < "$rftrace/available_filter_functions"), ftrace $(wc -l < "$tracing/available_filter_functions")"
 # Twice each, alternately; the best start and the best stop of each.
@@ -93,6 +101,7 @@ rmmod rftrace
 header "function tracer" rftrace ftrace
 row "ns per traced call, in-kernel loop (lower better)" "$rf_k" "$ft_k"
 row "  ns added by tracing, in-kernel loop" "$(minus "$rf_k" "$k_idle")" "$(minus "$ft_k" "$k_idle")"
+row "  ns added with tracing_on 0 (no record), loop" "$(minus "$rf_k_off" "$k_idle")" "$(minus "$ft_k_off" "$k_idle")"
 row "ns per traced getpid (lower better)" "$rf_u" "$ft_u"
 row "  ns added by tracing, getpid" "$(minus "$rf_u" "$u_idle")" "$(minus "$ft_u" "$u_idle")"
 row "ms to start tracing all functions" "$rf_start" "$ft_start"

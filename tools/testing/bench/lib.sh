@@ -38,6 +38,9 @@ getpid_loop() {
 	per_call "$(echo "$out" | sed -n 's/.* in \([0-9]*\) ns .*/\1/p')" "$GETPIDS"
 }
 
+# The median of the numbers on stdin (n/a if any is n/a or none came).
+median() { sort -n | awk '$1 == "n/a" { bad = 1 } { v[NR] = $1 } END { if (bad || NR == 0) print "n/a"; else print v[int((NR + 1) / 2)] }'; }
+
 # Runs "$1 A" and "$1 B" alternately, ROUNDS times each, so that a change
 # of the host's speed during the benchmark hits both alike; prints the
 # best (lowest) figure of each, "A B".
@@ -48,5 +51,5 @@ alternate() { # function a b
 		echo "a $("$1" "$2")"
 		echo "b $("$1" "$3")"
 	done > /tmp/bench-alternate
-	echo "$(sed -n 's/^a //p' /tmp/bench-alternate | least) $(sed -n 's/^b //p' /tmp/bench-alternate | least)"
+	echo "$(sed -n 's/^a //p' /tmp/bench-alternate | ${PICK:-least}) $(sed -n 's/^b //p' /tmp/bench-alternate | ${PICK:-least})"
 }

@@ -53,8 +53,10 @@ fi
 log "probed function: ${func:-none}, offset: ${offset:-none}"
 
 # One run: dir $1 defines kprobe event bench_ev as "$2" (a p: or r: line),
-# enables it, runs the getpid loop: ns per hit, or n/a (and why).
-probe_run() { # dir definition
+# enables it, runs the getpid loop (with tracing_on 0 if $3 is "off": the
+# probe fires and counts its hits, nothing is recorded): ns per hit, or
+# n/a (and why).
+probe_run() { # dir definition [off]
 	echo > "$1/trace"
 	if ! echo "$2" > "$1/kprobe_events"; then
 		log "$1: cannot define '$2'"; echo n/a; return
@@ -62,14 +64,16 @@ probe_run() { # dir definition
 	if ! echo 1 > "$1/events/kprobes/bench_ev/enable"; then
 		log "$1: cannot enable bench_ev"; echo > "$1/kprobe_events"; echo n/a; return
 	fi
+	[ "${3:-}" != off ] || echo 0 > "$1/tracing_on"
 	cost=$(getpid_loop)
+	echo 1 > "$1/tracing_on"
 	echo 0 > "$1/events/kprobes/bench_ev/enable"
 	hits=$(awk '$1 == "bench_ev" { print $2 }' "$1/kprobe_profile")
 	missed=$(awk '$1 == "bench_ev" { print $3 }' "$1/kprobe_profile")
 	lost=$(sed -n 's/^overrun: *//p' "$1/per_cpu/cpu0/stats")
 	echo > "$1/kprobe_events"
 	echo > "$1/trace"
-	log "$1: '$2': $cost ns per getpid, $hits hits, $missed missed, $lost overwritten"
+	log "$1: '$2'${3:+ (tracing off)}: $cost ns per getpid, $hits hits, $missed missed, $lost overwritten"
 	if [ "${hits:-0}" -ge "$GETPIDS" ] && [ "$lost" = 0 ]; then
 		per_hit "$cost" "$u_off" "$GETPIDS" "$hits"
 	else
@@ -82,6 +86,7 @@ set -- $(alternate untraced x x); u_off=$1
 log "untraced: $u_off ns per getpid"
 
 rf_entry=n/a ft_entry=n/a rf_off=n/a ft_off=n/a rf_ret=n/a ft_ret=n/a
+rf_entry_off=n/a ft_entry_off=n/a rf_ret_off=n/a ft_ret_off=n/a
 if [ -n "$func" ]; then
 	entry_run() { probe_run "$1" "p:kprobes/bench_ev $func"; }
 	ret_run() { probe_run "$1" "r:kprobes/bench_ev $func"; }
@@ -91,6 +96,12 @@ if [ -n "$func" ]; then
 		set -- $(alternate offset_run "$rftrace" "$tracing"); rf_off=$1 ft_off=$2
 	fi
 	set -- $(alternate ret_run "$rftrace" "$tracing"); rf_ret=$1 ft_ret=$2
+	# The same with recording off: what the probe's own path costs, apart
+	# from its record.
+	entry_off_run() { probe_run "$1" "p:kprobes/bench_ev $func" off; }
+	ret_off_run() { probe_run "$1" "r:kprobes/bench_ev $func" off; }
+	set -- $(alternate entry_off_run "$rftrace" "$tracing"); rf_entry_off=$1 ft_entry_off=$2
+	set -- $(alternate ret_off_run "$rftrace" "$tracing"); rf_ret_off=$1 ft_ret_off=$2
 fi
 
 echo 1408 > "$tracing/buffer_size_kb"
@@ -102,3 +113,5 @@ header "kprobe events ($func)" rftrace ftrace
 row "ns per hit at the entry site (lower better)" "$rf_entry" "$ft_entry"
 row "ns per hit at +$offset (lower better)" "$rf_off" "$ft_off"
 row "ns per kretprobe hit (lower better)" "$rf_ret" "$ft_ret"
+row "  the same at the entry site, tracing off" "$rf_entry_off" "$ft_entry_off"
+row "  the same kretprobe, tracing off" "$rf_ret_off" "$ft_ret_off"
