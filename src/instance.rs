@@ -995,7 +995,7 @@ pub(crate) struct Recording<'a> {
 impl Recording<'_> {
     /// Stores the record, given as the words the ring holds.
     #[inline]
-    pub(crate) fn put_words(&mut self, words: &[u32]) {
+    pub(crate) fn put_words<const N: usize>(&mut self, words: &[u32; N]) {
         self.space.put_words(words);
     }
 

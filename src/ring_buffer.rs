@@ -273,7 +273,7 @@ impl Reserved<'_> {
     /// Stores the event's payload, given as the 32-bit words the ring
     /// holds (words past the reserved length are left out).
     #[inline]
-    pub(crate) fn put_words(&mut self, words: &[u32]) {
+    pub(crate) fn put_words<const N: usize>(&mut self, words: &[u32; N]) {
         if let Some(reservation) = &self.reservation {
             self.ring.put_words(reservation, words);
         }

@@ -554,12 +554,20 @@ impl<S: PageStore> CpuRing<S> {
     /// stored (words beyond the reservation's length are ignored, missing
     /// ones are left as they are: a caller writes the whole payload).
     #[inline]
-    pub(crate) fn put_words(&self, r: &Reservation, words: &[u32]) {
-        let count = r.len.div_ceil(4).min(words.len());
-        let data = self.pages.page(r.slot).data.get(r.word..);
-        let Some(data) = data.and_then(|data| data.get(..count)) else {
+    pub(crate) fn put_words<const N: usize>(&self, r: &Reservation, words: &[u32; N]) {
+        let count = r.len.div_ceil(4).min(N);
+        let data = self.pages.page(r.slot).data.get(r.word..r.word + count);
+        let Some(data) = data else {
             return;
         };
+        // The usual case, a reservation of the record's length: `N`
+        // stores, straight-line code for a record of a few words.
+        if let Ok(whole) = <&[AtomicU32; N]>::try_from(data) {
+            for (slot, &value) in whole.iter().zip(words) {
+                slot.store(value, Relaxed);
+            }
+            return;
+        }
         for (slot, &value) in data.iter().zip(words) {
             slot.store(value, Relaxed);
         }
