@@ -8,7 +8,7 @@
 #   make test       host unit tests + in-VM selftests (DEBUG=1: debug kernel)
 #                   + KernelShark opening a trace.dat recorded on rftracefs
 #   make slowtest   the in-VM selftests with the slow ones (# slow:) too
-#   make check      rustfmt, clippy and a warning-free build
+#   make check      rustfmt, clippy, a warning-free build, no stack frame over 4 KB
 #   make install    rftrace-cmd (trace-cmd on rftracefs) into PREFIX=/usr/local
 #   make vng-test   the selftests under virtme-ng instead of the own runner
 #   make bench      side-by-side benchmarks against the kernel's ftrace
@@ -114,7 +114,8 @@ vng-test: module
 
 check: setup
 	@k=$(kdir) && $(sample_sources) && rustfmt --check --config-path "$$k/source/.rustfmt.toml" --edition 2021 src/rftrace.rs && \
-	$(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) KCFLAGS=-Werror KRUSTFLAGS=-Dwarnings CLIPPY=1 modules
+	$(MAKE) -s -C "$$k" M=$(CURDIR) LLVM=$(LLVM) KCFLAGS=-Werror KRUSTFLAGS=-Dwarnings CLIPPY=1 modules && \
+	tools/testing/stack-frames.sh rftrace.ko
 
 clean:
 	@k=$(kdir) && $(MAKE) -s -C "$$k" M=$(CURDIR) clean || true

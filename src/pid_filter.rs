@@ -88,13 +88,19 @@ unsafe impl Send for PidSet {}
 unsafe impl Sync for PidSet {}
 
 impl PidSet {
-    /// An empty list, not in use.
-    pub(crate) fn new() -> Self {
-        PidSet {
-            tables: core::array::from_fn(|_| AtomicPtr::new(core::ptr::null_mut())),
-            count: AtomicUsize::new(0),
-            active: AtomicBool::new(false),
-        }
+    /// An empty list, not in use (2 KB: copied into its allocation from
+    /// this constant, not built on the stack). Only ever a value to
+    /// initialise with, each use a fresh copy: its atomics are never shared.
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY: PidSet = PidSet {
+        tables: [const { AtomicPtr::new(core::ptr::null_mut()) }; TABLES],
+        count: AtomicUsize::new(0),
+        active: AtomicBool::new(false),
+    };
+
+    /// An empty list, not in use, in its own allocation.
+    pub(crate) fn new_boxed() -> Result<KBox<Self>> {
+        Ok(KBox::write(KBox::new_uninit(GFP_KERNEL)?, Self::EMPTY))
     }
 
     /// Whether the set has no pid.
@@ -326,8 +332,8 @@ impl PidFilters {
     /// No filters.
     pub(crate) fn new() -> Result<Self> {
         Ok(PidFilters {
-            trace: KBox::new(PidSet::new(), GFP_KERNEL)?,
-            notrace: KBox::new(PidSet::new(), GFP_KERNEL)?,
+            trace: PidSet::new_boxed()?,
+            notrace: PidSet::new_boxed()?,
             writing: KBox::pin_init(new_mutex!(()), GFP_KERNEL)?,
         })
     }

@@ -51,13 +51,18 @@ pub(crate) struct ErrorLog {
 }
 
 impl ErrorLog {
+    /// An empty log (some 5 KB: the module copies it into its allocation
+    /// from this constant, never through the stack).
+    pub(crate) const EMPTY: ErrorLog = ErrorLog {
+        entries: [Entry::EMPTY; MAX_ENTRIES],
+        first: 0,
+        len: 0,
+    };
+
     /// An empty log.
+    #[cfg(test)]
     pub(crate) const fn new() -> Self {
-        ErrorLog {
-            entries: [Entry::EMPTY; MAX_ENTRIES],
-            first: 0,
-            len: 0,
-        }
+        Self::EMPTY
     }
 
     /// Records that `command`, written to `location`, was refused with
