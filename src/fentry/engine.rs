@@ -141,12 +141,6 @@ impl From<kernel::alloc::AllocError> for UpdateError {
     }
 }
 
-/// The patch engine.
-///
-/// # Invariants
-///
-/// `table` points at `state.table`'s [`SiteTable`]; a table replaced there
-/// is kept alive until an RCU grace period after `table` moved on.
 /// The direct slots whose trampoline has a client to call: bit N while
 /// [`Engine::solo_set`] of N is a set. A direct trampoline tests its bit
 /// before it saves a register (`arch/x86/fentry_64.S`) and returns at
@@ -156,6 +150,12 @@ impl From<kernel::alloc::AllocError> for UpdateError {
 #[export_name = "rftrace_fentry_live_slots"]
 static LIVE_SLOTS: AtomicU32 = AtomicU32::new(0);
 
+/// The patch engine.
+///
+/// # Invariants
+///
+/// `table` points at `state.table`'s [`SiteTable`]; a table replaced there
+/// is kept alive until an RCU grace period after `table` moved on.
 #[pin_data]
 pub(crate) struct Engine {
     pub(crate) table: AtomicPtr<SiteTable>,
@@ -246,9 +246,9 @@ impl Engine {
     /// As [`Self::register`], for a client that ignores its calls until
     /// [`Self::arm`] (the function tracer, which does not record the
     /// patching of its own start): until then the sites that call its
-    /// slot's direct trampoline return at once, before the recursion
-    /// guard, instead of calling it. The text poking of a start runs
-    /// hundreds of thousands of traced calls.
+    /// slot's direct trampoline return from it at once, before it saves a
+    /// register. The text poking of a start runs hundreds of thousands of
+    /// traced calls.
     pub(crate) fn register_disarmed(
         &self,
         client: Arc<dyn FentryClient>,
