@@ -386,6 +386,17 @@ impl Instance {
     /// The time now on the trace clock.
     #[inline]
     pub(crate) fn now(&self) -> u64 {
+        // The default clock without the dispatch over all of them.
+        if self.clock.load(Relaxed) == u32::from(TraceClock::Local.index()) {
+            // SAFETY: the clock may be read from any context.
+            return unsafe { bindings::trace_clock_local() };
+        }
+        self.now_other()
+    }
+
+    /// [`Self::now`] for any clock.
+    #[inline(never)]
+    fn now_other(&self) -> u64 {
         // SAFETY: the clock functions may be called from any context.
         unsafe {
             match self.clock() {
@@ -862,7 +873,11 @@ impl Instance {
     /// the dispatcher's context `cx` (a tracer's own record, which it
     /// puts there and commits); `None` when there is no room. Callers
     /// check [`Self::records_on`] first.
-    #[inline]
+    ///
+    /// Always inlined into the three tracers' record paths, so that the
+    /// record's constant length folds into the ring's arithmetic and the
+    /// reservation stays in registers.
+    #[inline(always)]
     pub(crate) fn reserve<'a>(
         &'a self,
         len: usize,
@@ -996,7 +1011,7 @@ pub(crate) struct Recording<'a> {
 
 impl Recording<'_> {
     /// Stores the record, given as the words the ring holds.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn put_words<const N: usize>(&mut self, words: &[u32; N]) {
         self.space.put_words(words);
     }

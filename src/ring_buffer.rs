@@ -207,7 +207,7 @@ impl TraceBuffer {
     /// Reserves `len` bytes for an event in the ring of `cpu` (the CPU
     /// this runs on, with preemption off: the token), timed by `clock`;
     /// `None` if recording is off or there is no room. Any context.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn reserve_on<'a>(
         &'a self,
         cpu: usize,
@@ -272,7 +272,7 @@ pub(crate) struct Reserved<'a> {
 impl Reserved<'_> {
     /// Stores the event's payload, given as the 32-bit words the ring
     /// holds (words past the reserved length are left out).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn put_words<const N: usize>(&mut self, words: &[u32; N]) {
         if let Some(reservation) = &self.reservation {
             self.ring.put_words(reservation, words);

@@ -351,6 +351,12 @@ impl<S: PageStore> CpuRing<S> {
     /// `clock()` (read after the place of the event is known, so time never
     /// goes backwards in the ring). Returns `None` when the event is too big
     /// or, in no-overwrite mode, the ring is full.
+    ///
+    /// The usual case, an event that fits in the page being written and
+    /// follows its predecessor within a delta, is this function alone; the
+    /// others (a new page, a time event, a nested writer that moved first)
+    /// are [`Self::reserve_slow`]. Inlined into each tracer's record path.
+    #[inline(always)]
     pub(crate) fn reserve(&self, len: usize, clock: &impl Fn() -> u64) -> Option<Reservation> {
         if len > format::MAX_PAYLOAD {
             self.dropped.add(1);
@@ -358,10 +364,44 @@ impl<S: PageStore> CpuRing<S> {
         }
         self.nesting.add(1);
         let size = format::event_size(len);
+        let w = self.write.load(Relaxed);
+        let (low, offset, last_low) = unpack_write(w);
+        let now = clock();
+        let delta = u64::from((now as u32).wrapping_sub(last_low));
+        // Not the first event of a page (timed by the page's time stamp),
+        // no time event needed, and room left in the page.
+        let plain = offset != 0
+            && delta <= format::DELTA_MAX
+            && offset + size <= PAGE_DATA_SIZE
+            && now.wrapping_sub(self.last_ts.load(Relaxed)) < LONG_GAP;
+        if plain
+            && self
+                .write
+                .compare_exchange(w, pack_write(low, offset + size, now))
+                .is_ok()
+        {
+            let page = self.full_page(low);
+            return Some(self.place(page, self.slot(page), offset / 4, delta, len, now));
+        }
+        let (page, slot, word, delta, now) = self.reserve_slow(size, w, now, clock)?;
+        Some(self.place(page, slot, word, delta, len, now))
+    }
+
+    /// [`Self::reserve`] for the cases its fast path leaves out, for an
+    /// event of `size` bytes, starting from the write word `w` read before
+    /// the time `now`. Returns where the event goes (page, slot, word), its
+    /// delta and its time, for [`Self::place`].
+    #[cold]
+    #[inline(never)]
+    fn reserve_slow(
+        &self,
+        size: usize,
+        mut w: u64,
+        mut now: u64,
+        clock: &impl Fn() -> u64,
+    ) -> Option<(u64, usize, usize, u64, u64)> {
         let reserved = loop {
-            let w = self.write.load(Relaxed);
             let (low, offset, last_low) = unpack_write(w);
-            let now = clock();
             let long_gap = now.wrapping_sub(self.last_ts.load(Relaxed)) >= LONG_GAP;
             let delta = u64::from((now as u32).wrapping_sub(last_low));
             // The first event of a page is timed by the page's time stamp.
@@ -382,49 +422,67 @@ impl<S: PageStore> CpuRing<S> {
                 };
             if offset + need <= PAGE_DATA_SIZE {
                 let next = pack_write(low, offset + need, now);
-                if self.write.compare_exchange(w, next).is_err() {
-                    continue;
+                if self.write.compare_exchange(w, next).is_ok() {
+                    let page = self.full_page(low);
+                    let slot = self.slot(page);
+                    if offset == 0 {
+                        // This writer owns the start of the page.
+                        self.pages.page(slot).time_stamp.store(now, Relaxed);
+                    }
+                    let mut word = offset / 4;
+                    if let Some(words) = time_words {
+                        self.store_words(slot, word, &words);
+                        word += 2;
+                    }
+                    let delta = if time_words.is_some() || offset == 0 {
+                        0
+                    } else {
+                        delta
+                    };
+                    break Some((page, slot, word, delta));
                 }
-                let page = self.full_page(low);
-                let slot = self.slot(page);
-                if offset == 0 {
-                    // This writer owns the start of the page.
-                    self.pages.page(slot).time_stamp.store(now, Relaxed);
+            } else {
+                match self.move_to_next_page(w, low, offset, size, now) {
+                    Some(page) => break Some((page, self.slot(page), 0, 0)),
+                    None if self.write.load(Relaxed) != w => {}
+                    None => break None,
                 }
-                let mut word = offset / 4;
-                if let Some(words) = time_words {
-                    self.store_words(slot, word, &words);
-                    word += 2;
-                }
-                let delta = if time_words.is_some() || offset == 0 {
-                    0
-                } else {
-                    delta
-                };
-                break Some((page, slot, word, delta, now));
             }
-            match self.move_to_next_page(w, low, offset, size, now) {
-                Some(page) => break Some((page, self.slot(page), 0, 0, now)),
-                None if self.write.load(Relaxed) != w => continue,
-                None => break None,
-            }
+            // A nested writer moved first: read the place and time again.
+            w = self.write.load(Relaxed);
+            now = clock();
         };
-        let Some((page, slot, word, delta, now)) = reserved else {
+        let Some((page, slot, word, delta)) = reserved else {
             self.dropped.add(1);
             self.end_nesting();
             return None;
         };
+        Some((page, slot, word, delta, now))
+    }
+
+    /// Writes the header of an event of `len` bytes reserved at `word` of
+    /// `page` (in `slot`), `delta` after its predecessor, and counts it.
+    #[inline(always)]
+    fn place(
+        &self,
+        page: u64,
+        slot: usize,
+        word: usize,
+        delta: u64,
+        len: usize,
+        now: u64,
+    ) -> Reservation {
         let (head, n) = format::data_header(len, delta);
         self.store_words(slot, word, &head[..n]);
         self.pages.meta(slot).entries.add(1);
         self.written.add(1);
         self.last_ts.store(now, Relaxed);
-        Some(Reservation {
+        Reservation {
             page,
             slot,
             word: word + n,
             len,
-        })
+        }
     }
 
     /// Tries to move the write position from page `low` (at `offset`) to a
@@ -553,7 +611,7 @@ impl<S: PageStore> CpuRing<S> {
     /// Writes the payload of a reservation as 32-bit words, as they are
     /// stored (words beyond the reservation's length are ignored, missing
     /// ones are left as they are: a caller writes the whole payload).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn put_words<const N: usize>(&self, r: &Reservation, words: &[u32; N]) {
         let count = r.len.div_ceil(4).min(N);
         let data = self.pages.page(r.slot).data.get(r.word..r.word + count);
@@ -575,6 +633,7 @@ impl<S: PageStore> CpuRing<S> {
 
     /// Commits a filled reservation. The event becomes visible to readers
     /// when the outermost nested writer of this CPU commits.
+    #[inline]
     pub(crate) fn commit(&self, r: Reservation) {
         if self.pages.meta(r.slot).number.load(Relaxed) != r.page {
             // Nested writers wrapped the whole ring over this event.
@@ -583,6 +642,7 @@ impl<S: PageStore> CpuRing<S> {
         self.end_nesting();
     }
 
+    #[inline]
     fn end_nesting(&self) {
         if self.nesting.sub_return(1) != 0 {
             return;
