@@ -83,6 +83,15 @@ impl OnSample for Sink {
 }
 
 impl Sink {
+    /// Whether a record made now on `cpu` could be kept.
+    #[inline]
+    pub(super) fn may_record(&self, cpu: usize) -> bool {
+        // SAFETY: the instance outlives the sink's connections (type
+        // invariant).
+        let instance = unsafe { &*self.instance };
+        !self.switch.is_disabled() && instance.records_on(cpu)
+    }
+
     /// Whether `record` (its first bytes fixed up in `head`) passes the
     /// event's pid filters and filter in `instance`.
     fn keeps(&self, instance: &Instance, head: &[u8], record: &[u8], cpu: usize) -> bool {

@@ -60,6 +60,15 @@ impl RecordSink {
         // `disconnect`, with preemption off (type invariant).
         unsafe { &*self.0 }.offer(record, cpu);
     }
+
+    /// Whether a record made now on `cpu` (this CPU, preemption off) could
+    /// be kept: the instance records there and the event is not
+    /// soft-disabled. A probe builds no record when no sink could.
+    #[inline]
+    pub(crate) fn may_record(&self, cpu: usize) -> bool {
+        // SAFETY: as in `offer`.
+        unsafe { &*self.0 }.may_record(cpu)
+    }
 }
 
 /// Adds `event`, defined by rftrace, to the catalog and to the mounted

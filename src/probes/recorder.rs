@@ -103,6 +103,12 @@ impl Recorder {
         let context = crate::instance::current_context();
         let preempt_off = NoPreempt::new();
         let cpu = crate::cpu_local::processor_id();
+        // As the kernel's probes, which fetch into a reserved event: no
+        // fetching when no instance would keep the record (`tracing_on`
+        // 0, a CPU out of `tracing_cpumask`, the event soft-disabled).
+        if !self.sinks.any(&preempt_off, |sink| sink.may_record(cpu)) {
+            return;
+        }
         let env = HitEnv::new(hit, self.space, 0);
         let done = self.scratch.with(cpu, context.0, &preempt_off, |buf| {
             if let Some(len) = self.build(hit, (args, &env), buf) {

@@ -44,6 +44,19 @@ impl PublishedSinks {
         unsafe { &*list }.iter().for_each(f);
     }
 
+    /// Whether `f` holds for any sink. With preemption off, as
+    /// [`Self::for_each`].
+    #[inline]
+    pub(crate) fn any(
+        &self,
+        _preempt_off: &crate::ring_buffer::NoPreempt,
+        f: impl Fn(&RecordSink) -> bool,
+    ) -> bool {
+        let list = self.current.load(Acquire);
+        // SAFETY: as in `for_each`.
+        !list.is_null() && unsafe { &*list }.iter().any(f)
+    }
+
     /// Whether no sink is published.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
