@@ -16,7 +16,6 @@ use kernel::{
         Arc,
     },
     time::{delay::fsleep, Delta},
-    workqueue,
 };
 
 /// Events written between two looks at the clock (the kernel benchmark's
@@ -52,7 +51,7 @@ pub(crate) fn run(instance: &Arc<Instance>, ms: u64, reader: bool) {
     };
     if reader {
         let consumer = run.clone();
-        if workqueue::system_unbound()
+        if crate::kernel_api::workqueue::default_queue()
             .try_spawn(GFP_KERNEL, move || consume(&consumer))
             .is_err()
         {
