@@ -158,22 +158,9 @@ impl TraceBuffer {
             })
     }
 
-    /// Writes an event into the current CPU's ring. Runs in any context,
-    /// NMI included, with preemption off (the token proves it); returns
-    /// false if the event was not recorded.
-    pub(crate) fn write(
-        &self,
-        preempt_off: &NoPreempt,
-        payload: &[u8],
-        clock: &impl Fn() -> u64,
-    ) -> bool {
-        // Preemption is off: the CPU id is stable.
-        let cpu = crate::cpu_local::processor_id();
-        self.write_on(cpu, preempt_off, payload, clock)
-    }
-
-    /// As [`Self::write`], for a caller that knows its CPU: `cpu` is the
-    /// CPU this runs on.
+    /// Writes an event into the ring of `cpu`, the CPU this runs on. Runs
+    /// in any context, NMI included, with preemption off (the token proves
+    /// it); returns false if the event was not recorded.
     #[inline]
     pub(crate) fn write_on(
         &self,

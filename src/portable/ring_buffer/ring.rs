@@ -955,9 +955,14 @@ fn store_words(words: &[AtomicU32], bytes: &[u8]) {
             Relaxed,
         );
     }
-    let mut tail = [0u8; 4];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    let mut tail = Some(u32::from_le_bytes(tail));
+    // The last 1 to 3 bytes, little-endian, assembled in a register (a
+    // copy into a 4-byte array would be a call to `memcpy`).
+    let last = chunks
+        .remainder()
+        .iter()
+        .enumerate()
+        .fold(0u32, |word, (i, &byte)| word | u32::from(byte) << (8 * i));
+    let mut tail = Some(last);
     for slot in words {
         slot.store(tail.take().unwrap_or(0), Relaxed);
     }
