@@ -713,7 +713,10 @@ impl<S: PageStore> CpuRing<S> {
 
     /// Finds in the copied page data the place after its first `consumed`
     /// events, starting from what `cursor` remembers when it is on the same
-    /// page. Returns the byte offset and the time of the event before it.
+    /// page and has passed an event there. Returns the byte offset and the
+    /// time of the event before it. A cursor that has passed none starts
+    /// again from the copy's page stamp: the one it saw may be from before
+    /// the writer stamped the page (a reader waiting on an empty ring).
     fn locate(
         cursor: &mut Cursor,
         head_page: u64,
@@ -721,7 +724,7 @@ impl<S: PageStore> CpuRing<S> {
         page: &[u8],
         len: usize,
     ) -> (usize, u64) {
-        if cursor.page != head_page || cursor.consumed > consumed {
+        if cursor.page != head_page || cursor.consumed > consumed || cursor.consumed == 0 {
             cursor.page = head_page;
             cursor.consumed = 0;
             cursor.offset = 0;

@@ -162,6 +162,25 @@ fn consuming_reader_sees_events_added_to_a_page_it_copied() {
 }
 
 #[test]
+fn a_reader_that_found_the_ring_empty_times_the_first_event_right() {
+    // The reader waits on the empty first page, before the writer has
+    // stamped it; the page's first event is timed by that stamp.
+    let r = ring(4);
+    let clock = counter_clock();
+    let mut cursor = Cursor::new();
+    let mut page = [0u8; format::PAGE_SIZE];
+    let mut buf = [0u8; format::PAGE_SIZE];
+    assert!(r.consume(&mut cursor, &mut page, &mut buf).is_none());
+    assert!(write(&r, &clock, 0, 0, 20));
+    let first = r.consume(&mut cursor, &mut page, &mut buf).map(|ev| ev.ts);
+    assert_eq!(first, Some(1_000));
+    assert!(r.consume(&mut cursor, &mut page, &mut buf).is_none());
+    assert!(write(&r, &clock, 0, 1, 20));
+    let second = r.consume(&mut cursor, &mut page, &mut buf).map(|ev| ev.ts);
+    assert_eq!(second, Some(1_007));
+}
+
+#[test]
 fn time_extends_and_absolute_stamps() {
     let r = ring(4);
     let times = [
