@@ -76,6 +76,8 @@ struct KernelSymbols {
     /// `__irqentry_text_start` and `__irqentry_text_end`: the interrupt
     /// entry functions, which function_graph output marks.
     irqentry_text: core::ops::Range<usize>,
+    /// `_stext` and `_etext`: the kernel image's text.
+    kernel_text: core::ops::Range<usize>,
 }
 
 // SAFETY: the symbols are addresses of kernel objects that live as long as
@@ -165,11 +167,13 @@ pub(crate) fn resolve() -> Result {
         find(c_str!("get_kprobe")),
         find(c_str!("__irqentry_text_start")),
         find(c_str!("__irqentry_text_end")),
+        find(c_str!("_stext")),
+        find(c_str!("_etext")),
     ];
     if missing {
         return Err(ENOENT);
     }
-    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack, task_call, kprobe, irq_start, irq_end] =
+    let [text_mutex, ftrace_lock, add, finish, start, next, record, list, end, lookup_ip, module, stack, task_call, kprobe, irq_start, irq_end, stext, etext] =
         addresses;
     // SAFETY: each address is the kernel's symbol of that name, whose C
     // declaration has the Rust type it is converted to (the invariant of
@@ -192,6 +196,7 @@ pub(crate) fn resolve() -> Result {
             task_call_func: core::mem::transmute::<usize, TaskCallFuncFn>(task_call),
             get_kprobe: core::mem::transmute::<usize, GetKprobeFn>(kprobe),
             irqentry_text: irq_start..irq_end,
+            kernel_text: stext..etext,
         }
     };
     SYMBOLS.populate(resolved);
@@ -228,6 +233,11 @@ pub(crate) fn batches_in_flight() -> usize {
 /// The kernel's interrupt entry text (empty before [`resolve`]).
 pub(crate) fn irqentry_text() -> core::ops::Range<usize> {
     symbols().map_or(0..0, |s| s.irqentry_text.clone())
+}
+
+/// The kernel image's text (empty before [`resolve`]).
+pub(crate) fn kernel_text() -> core::ops::Range<usize> {
+    symbols().map_or(0..0, |s| s.kernel_text.clone())
 }
 
 /// Saves into `store` the stack at `regs`: its instruction pointer, then

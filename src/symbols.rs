@@ -2,13 +2,20 @@
 
 //! Kernel symbols: finding the address of a symbol the kernel does not
 //! export, and naming addresses in the output as ftrace does (the name
-//! alone, or with `sym-offset` `%pS`'s `name+off/size [module]`).
+//! alone, or with `sym-offset` `%pS`'s `name+off/size [module]`), with a
+//! cache of the names for each reader.
 
 use crate::bindings;
 use crate::kernel_api::kallsyms::{with_symbol, Form};
+use crate::ksyms;
 use crate::portable::records::Symbols;
-use core::fmt;
-use kernel::{prelude::*, str::CStr};
+use crate::portable::symbol_cache::{Lifetime, Slot, SymbolCache};
+use core::{cell::RefCell, fmt};
+use kernel::{
+    prelude::*,
+    str::CStr,
+    sync::atomic::{Atomic, Relaxed},
+};
 
 /// The address of kernel symbol `name`, found by registering a kprobe on it
 /// and reading where the kprobe was placed (then removing it at once).
@@ -30,7 +37,16 @@ pub(crate) fn address_of(name: &CStr) -> Option<usize> {
     (address != 0).then_some(address)
 }
 
-/// Names addresses with kallsyms.
+/// The kallsyms form of `%pS` (`offset`) or `%ps`.
+fn form(offset: bool) -> Form {
+    if offset {
+        Form::WithOffset
+    } else {
+        Form::NoOffset
+    }
+}
+
+/// Names addresses with kallsyms, looking each up every time.
 pub(crate) struct Kallsyms;
 
 impl Symbols for Kallsyms {
@@ -40,13 +56,85 @@ impl Symbols for Kallsyms {
         address: u64,
         offset: bool,
     ) -> Option<fmt::Result> {
-        let form = if offset {
-            Form::WithOffset
-        } else {
-            Form::NoOffset
-        };
-        with_symbol(address as usize, form, |text| write_name(out, text, offset))
+        with_symbol(address as usize, form(offset), |text| {
+            write_name(out, text, offset)
+        })
     }
+}
+
+/// Module loads and unloads so far: a name in the module area is true
+/// until the next.
+static MODULE_CHANGES: Atomic<u64> = Atomic::new(0);
+
+/// Tells the readers' caches that a module is coming or going: the names
+/// they kept in the module area may no longer be true. A going module's
+/// memory, or a live one's freed init text, holds another's code only
+/// after that one's COMING; so the module notifier calls this at
+/// `MODULE_STATE_COMING`, before the new code can run, and at
+/// `MODULE_STATE_GOING`, so that a gone module's addresses are looked up
+/// again (and print as addresses) as in ftrace.
+pub(crate) fn modules_changed() {
+    MODULE_CHANGES.fetch_add(1, Relaxed);
+}
+
+/// How many addresses a reader keeps the names of (`TEXT_LEN` + 32 bytes
+/// each).
+const CACHED_NAMES: usize = 512;
+
+/// Names addresses with kallsyms like [`Kallsyms`], keeping the names it
+/// found (see `portable::symbol_cache`): one per trace reader, which uses
+/// it from one task at a time. Without memory for the cache, every
+/// address is looked up.
+pub(crate) struct SymbolNames {
+    cache: RefCell<SymbolCache<KVVec<Slot>>>,
+}
+
+impl SymbolNames {
+    /// A cache with nothing in it yet.
+    pub(crate) fn new() -> Self {
+        let slots = KVVec::from_elem(Slot::EMPTY, CACHED_NAMES, GFP_KERNEL)
+            .unwrap_or_else(|_| KVVec::new());
+        SymbolNames {
+            cache: RefCell::new(SymbolCache::new(slots)),
+        }
+    }
+}
+
+impl Symbols for SymbolNames {
+    fn write_symbol(
+        &self,
+        out: &mut dyn fmt::Write,
+        address: u64,
+        offset: bool,
+    ) -> Option<fmt::Result> {
+        let changes = MODULE_CHANGES.load(Relaxed);
+        let Ok(mut cache) = self.cache.try_borrow_mut() else {
+            return Kallsyms.write_symbol(out, address, offset);
+        };
+        if let Some(text) = cache.get(address, offset, changes) {
+            return write_name(out, text, offset);
+        }
+        with_symbol(address as usize, form(offset), |text| {
+            if let Some(lifetime) = lifetime_of(address as usize, text, changes) {
+                cache.put(address, offset, lifetime, text);
+            }
+            write_name(out, text, offset)
+        })
+    }
+}
+
+/// How long `text`, kallsyms' name of `address` looked up after `changes`
+/// module loads and unloads, stays true; `None` for names that may change
+/// unseen: the BPF programs' and ftrace trampolines', and no name.
+fn lifetime_of(address: usize, text: &[u8], changes: u64) -> Option<Lifetime> {
+    if ksyms::kernel_text().contains(&address) {
+        return Some(Lifetime::Always);
+    }
+    // A module's name ends in ` [module]`; ftrace's trampolines are named
+    // as if of a module `__builtin__ftrace`, but come and go with ftrace.
+    let module = text.strip_suffix(b"]")?;
+    let module = &module[module.iter().rposition(|&b| b == b'[')? + 1..];
+    (module != b"__builtin__ftrace").then_some(Lifetime::UntilModulesChange { changes })
 }
 
 /// Writes kallsyms' `text` for an address as ftrace names it; `None` if it

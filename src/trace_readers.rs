@@ -45,7 +45,7 @@ use crate::portable::{
 };
 use crate::rftracefs::Stream;
 use crate::ring_buffer::TraceBuffer;
-use crate::symbols::Kallsyms;
+use crate::symbols::SymbolNames;
 use core::fmt::{self, Write};
 use graph_view::GraphView;
 use kernel::{prelude::*, sync::Arc};
@@ -224,6 +224,23 @@ fn preempt_model() -> &'static str {
     }
 }
 
+/// What a reader prints records with, kept for the whole read.
+struct Printers {
+    /// The printer of kernel events.
+    events: EventText,
+    /// The names of code addresses.
+    symbols: SymbolNames,
+}
+
+impl Printers {
+    fn new() -> Self {
+        Printers {
+            events: EventText::new(),
+            symbols: SymbolNames::new(),
+        }
+    }
+}
+
 /// Appends the line of one event, in the form the options ask for: `bin`
 /// before `hex` before `raw` before the default text, as ftrace.
 /// With `latency` (the buffer's start time, when `latency-format` is on),
@@ -231,7 +248,7 @@ fn preempt_model() -> &'static str {
 /// also need the time stamp of the event printed next (`next_ts`).
 fn render(
     instance: &Instance,
-    events: &mut EventText,
+    printers: &mut Printers,
     cpu: usize,
     p: &Peeked,
     next_ts: Option<u64>,
@@ -251,8 +268,16 @@ fn render(
     // Kernel events print through the kernel's own functions.
     let kernel_event = records::functions(header.kind).is_none();
     let sym_addr = options.has(trace_options::SYM_ADDR);
+    let Printers { events, symbols } = printers;
     let mut event_body = |form: TextForm, text: &mut KVec<u8>| {
-        events.write(record, header.kind, (cpu32, p.ts), (form, sym_addr), text)
+        events.write(
+            record,
+            header.kind,
+            (cpu32, p.ts),
+            (form, sym_addr),
+            &*symbols,
+            text,
+        )
     };
     if options.has(trace_options::BIN) {
         if context {
@@ -339,7 +364,7 @@ fn render(
         }
     }
     let cx = records::PrintContext {
-        symbols: &Kallsyms,
+        symbols: &*symbols,
         style,
         print_parent: options.has(trace_options::PRINT_PARENT),
     };
@@ -369,8 +394,8 @@ pub(crate) struct TraceFile {
     spare: Option<KBox<[u8; PAGE_SIZE]>>,
     /// The function_graph form, when that tracer was current at open.
     graph: Option<GraphView>,
-    /// The printer of kernel events.
-    events: EventText,
+    /// The printers of records.
+    printers: Printers,
     /// Recording held off while `trace` is read (`pause-on-trace`).
     _pause: Option<PauseGuard>,
 }
@@ -492,7 +517,7 @@ impl Stream for TraceFile {
             scratch: KVec::new(),
             spare: None,
             graph: None,
-            events: EventText::new(),
+            printers: Printers::new(),
         };
         if this.latency {
             this.spare = Some(page_buffer()?);
@@ -561,14 +586,20 @@ impl Stream for TraceFile {
                             ahead,
                         );
                     }
-                    graph.print(&self.instance, i, *cpu, peeked, text)?
+                    graph.print(
+                        &self.instance,
+                        (i, *cpu),
+                        peeked,
+                        &self.printers.symbols,
+                        text,
+                    )?
                 }
                 None => Printed::Unhandled,
             };
             if printed == Printed::Unhandled {
                 render(
                     &self.instance,
-                    &mut self.events,
+                    &mut self.printers,
                     *cpu,
                     peeked,
                     next,
@@ -618,8 +649,8 @@ pub(crate) struct TracePipe {
     scratch: KVec<KBox<[u8; PAGE_SIZE]>>,
     /// The function_graph form, when that tracer was current at open.
     graph: Option<GraphView>,
-    /// The printer of kernel events.
-    events: EventText,
+    /// The printers of records.
+    printers: Printers,
 }
 
 impl TracePipe {
@@ -657,7 +688,7 @@ impl Stream for TracePipe {
             cursors: KVec::new(),
             scratch: KVec::new(),
             graph: None,
-            events: EventText::new(),
+            printers: Printers::new(),
         };
         for cpu in cpus_of(&buffer, index) {
             this.sources.push((cpu, Peeked::new()?), GFP_KERNEL)?;
@@ -684,14 +715,20 @@ impl Stream for TracePipe {
                             let (cursor, scratch) = (&mut self.cursors[i], &mut self.scratch[i]);
                             consume_into(&self.buffer, *cpu, cursor, scratch, ahead);
                         }
-                        graph.print(&self.instance, i, *cpu, peeked, text)?
+                        graph.print(
+                            &self.instance,
+                            (i, *cpu),
+                            peeked,
+                            &self.printers.symbols,
+                            text,
+                        )?
                     }
                     None => Printed::Unhandled,
                 };
                 if printed == Printed::Unhandled {
                     render(
                         &self.instance,
-                        &mut self.events,
+                        &mut self.printers,
                         *cpu,
                         peeked,
                         next,

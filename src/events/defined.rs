@@ -7,6 +7,7 @@
 //! kernel's events.
 
 use super::capture::Sink;
+use crate::portable::records::Symbols;
 use kernel::prelude::*;
 
 /// What defines an event: the source of its records and their text.
@@ -21,8 +22,15 @@ pub(crate) trait DefinedEvent: Send + Sync {
     fn disconnect(&self, sink: RecordSink);
 
     /// Appends the `trace`-form text of `record` (the line after the
-    /// context columns). `sym_addr`: the `sym-addr` option is on.
-    fn write_trace(&self, record: &[u8], sym_addr: bool, out: &mut KVec<u8>) -> Result;
+    /// context columns), naming addresses with `symbols`. `sym_addr`: the
+    /// `sym-addr` option is on.
+    fn write_trace(
+        &self,
+        record: &[u8],
+        sym_addr: bool,
+        symbols: &dyn Symbols,
+        out: &mut KVec<u8>,
+    ) -> Result;
 }
 
 /// Where a defined event's records go in one instance: the instance's

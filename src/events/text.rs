@@ -5,6 +5,7 @@
 
 use super::catalog;
 use crate::kernel_api::trace_output::{EventPrinter, Form};
+use crate::portable::records::Symbols;
 use kernel::prelude::*;
 
 pub(crate) use crate::kernel_api::trace_output::Form as TextForm;
@@ -22,13 +23,15 @@ impl EventText {
 
     /// Appends to `out` the body of `record` (recorded on `cpu` at `ts`)
     /// in `form` (`sym_addr`: with the `sym-addr` option), if its type is
-    /// an event of the catalog; `None` otherwise. May sleep.
+    /// an event of the catalog; `None` otherwise. The events rftrace
+    /// defines name addresses with `symbols`. May sleep.
     pub(crate) fn write(
         &mut self,
         record: &[u8],
         kind: u16,
         (cpu, ts): (u32, u64),
         (form, sym_addr): (Form, bool),
+        symbols: &dyn Symbols,
         out: &mut KVec<u8>,
     ) -> Option<Result> {
         // The catalog stays locked while the kernel's printer runs: a
@@ -36,7 +39,7 @@ impl EventText {
         let catalog = catalog::lock()?;
         let event = catalog.event_by_id(kind)?;
         if let (Some(definer), Form::Trace) = (&event.definer, form) {
-            return Some(definer.write_trace(record, sym_addr, out));
+            return Some(definer.write_trace(record, sym_addr, symbols, out));
         }
         let printer = match &mut self.printer {
             Some(printer) => printer,

@@ -65,6 +65,12 @@ unsafe extern "C" fn module_event(
     data: *mut c_void,
 ) -> c_int {
     let module = data.cast::<bindings::module>();
+    if matches!(
+        action as u32,
+        bindings::module_state_MODULE_STATE_COMING | bindings::module_state_MODULE_STATE_GOING
+    ) {
+        crate::symbols::modules_changed();
+    }
     let Some(engine) = super::engine() else {
         return bindings::RFT_NOTIFY_DONE;
     };

@@ -26,6 +26,7 @@ pub(crate) mod readme;
 pub(crate) mod records;
 pub(crate) mod ring_buffer;
 pub(crate) mod sort;
+pub(crate) mod symbol_cache;
 pub(crate) mod tgids;
 pub(crate) mod trace_clock;
 pub(crate) mod trace_options;

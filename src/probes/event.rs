@@ -13,8 +13,7 @@ use crate::events::defined::{DefinedEvent, RecordSink};
 use crate::kernel_api::trace_events::RegisteredType;
 use crate::portable::probes::fetch::ProbeKind as FetchKind;
 use crate::portable::probes::print::{self, LineFormat};
-use crate::portable::records::SymbolStyle;
-use crate::symbols::Kallsyms;
+use crate::portable::records::{SymbolStyle, Symbols};
 use kernel::{
     new_mutex,
     prelude::*,
@@ -168,7 +167,13 @@ impl DefinedEvent for ProbeEvent {
         }
     }
 
-    fn write_trace(&self, record: &[u8], sym_addr: bool, out: &mut KVec<u8>) -> Result {
+    fn write_trace(
+        &self,
+        record: &[u8],
+        sym_addr: bool,
+        symbols: &dyn Symbols,
+        out: &mut KVec<u8>,
+    ) -> Result {
         let line = LineFormat {
             event: self.name(),
             kind: self.fetch_kind(),
@@ -179,7 +184,7 @@ impl DefinedEvent for ProbeEvent {
             offset: true,
             address: sym_addr,
         };
-        print::write_line(&mut TextOut(out), &line, record, &Kallsyms, style).map_err(|_| ENOMEM)
+        print::write_line(&mut TextOut(out), &line, record, symbols, style).map_err(|_| ENOMEM)
     }
 }
 

@@ -17,7 +17,7 @@ use crate::portable::graph_output::{
 use crate::portable::output::{self, LatencyHeader};
 use crate::portable::records::{PrintContext, SymbolStyle};
 use crate::portable::trace_options;
-use crate::symbols::Kallsyms;
+use crate::symbols::SymbolNames;
 use core::fmt::Write;
 use core::ops::Range;
 use kernel::prelude::*;
@@ -82,9 +82,9 @@ impl GraphView {
     pub(super) fn print(
         &mut self,
         instance: &Instance,
-        i: usize,
-        cpu: usize,
+        (i, cpu): (usize, usize),
         p: &Peeked,
+        symbols: &SymbolNames,
         text: &mut KVec<u8>,
     ) -> Result<Printed> {
         if p.lost > 0 {
@@ -98,7 +98,7 @@ impl GraphView {
             |pid: i32, out: &mut dyn Write| out.write_str(instance.tasks().comm(pid).as_str());
         let cx = GraphContext {
             print: PrintContext {
-                symbols: &Kallsyms,
+                symbols,
                 style: SymbolStyle {
                     offset: options.has(trace_options::SYM_OFFSET),
                     address: options.has(trace_options::SYM_ADDR),

@@ -2,12 +2,20 @@
 /*
  * A module that only takes up room: the patch engine selftests load and
  * unload it (and rftrace_pin, the same code under another name) to shape
- * the module text area (see Kbuild).
+ * the module text area (see Kbuild), and the readers' selftests load one
+ * where the other was.
  */
 #include <linux/module.h>
 
-static noinline int rftrace_room_touch(int x)
+/*
+ * Global and with a barrier, so that the compiler keeps it whole and by its
+ * name: a function of the module that its init calls, which a selftest
+ * traces to see each of the two modules named as itself.
+ */
+int rftrace_room_touch(int x);
+noinline int rftrace_room_touch(int x)
 {
+	barrier();
 	return x + 1;
 }
 
