@@ -102,6 +102,21 @@ pub(crate) struct Stats {
     pub(crate) commit_overrun: u64,
 }
 
+/// Where a reserved event goes and how it is timed: found by
+/// [`CpuRing::reserve`] (or its slow path), written by `place`.
+struct Place {
+    /// The page's number, and its slot in the page table.
+    page: u64,
+    slot: usize,
+    /// The data word the event's header starts at.
+    word: usize,
+    /// Its time after the previous event's (0 for a page's first event or
+    /// after a time event).
+    delta: u64,
+    /// Its time.
+    now: u64,
+}
+
 /// Space reserved for one event, to fill and then [`CpuRing::commit`].
 #[must_use]
 pub(crate) struct Reservation {
@@ -381,16 +396,23 @@ impl<S: PageStore> CpuRing<S> {
                 .is_ok()
         {
             let page = self.full_page(low);
-            return Some(self.place(page, self.slot(page), offset / 4, delta, len, now));
+            let at = Place {
+                page,
+                slot: self.slot(page),
+                word: offset / 4,
+                delta,
+                now,
+            };
+            return Some(self.place(at, len));
         }
-        let (page, slot, word, delta, now) = self.reserve_slow(size, w, now, clock)?;
-        Some(self.place(page, slot, word, delta, len, now))
+        let at = self.reserve_slow(size, w, now, clock)?;
+        Some(self.place(at, len))
     }
 
     /// [`Self::reserve`] for the cases its fast path leaves out, for an
     /// event of `size` bytes, starting from the write word `w` read before
-    /// the time `now`. Returns where the event goes (page, slot, word), its
-    /// delta and its time, for [`Self::place`].
+    /// the time `now`. Returns where the event goes and how it is timed,
+    /// for [`Self::place`].
     #[cold]
     #[inline(never)]
     fn reserve_slow(
@@ -399,7 +421,7 @@ impl<S: PageStore> CpuRing<S> {
         mut w: u64,
         mut now: u64,
         clock: &impl Fn() -> u64,
-    ) -> Option<(u64, usize, usize, u64, u64)> {
+    ) -> Option<Place> {
         let reserved = loop {
             let (low, offset, last_low) = unpack_write(w);
             let long_gap = now.wrapping_sub(self.last_ts.load(Relaxed)) >= LONG_GAP;
@@ -439,11 +461,25 @@ impl<S: PageStore> CpuRing<S> {
                     } else {
                         delta
                     };
-                    break Some((page, slot, word, delta));
+                    break Some(Place {
+                        page,
+                        slot,
+                        word,
+                        delta,
+                        now,
+                    });
                 }
             } else {
                 match self.move_to_next_page(w, low, offset, size, now) {
-                    Some(page) => break Some((page, self.slot(page), 0, 0)),
+                    Some(page) => {
+                        break Some(Place {
+                            page,
+                            slot: self.slot(page),
+                            word: 0,
+                            delta: 0,
+                            now,
+                        })
+                    }
                     None if self.write.load(Relaxed) != w => {}
                     None => break None,
                 }
@@ -452,35 +488,26 @@ impl<S: PageStore> CpuRing<S> {
             w = self.write.load(Relaxed);
             now = clock();
         };
-        let Some((page, slot, word, delta)) = reserved else {
+        if reserved.is_none() {
             self.dropped.add(1);
             self.end_nesting();
-            return None;
-        };
-        Some((page, slot, word, delta, now))
+        }
+        reserved
     }
 
-    /// Writes the header of an event of `len` bytes reserved at `word` of
-    /// `page` (in `slot`), `delta` after its predecessor, and counts it.
+    /// Writes the header of an event of `len` bytes reserved `at`, and
+    /// counts it.
     #[inline(always)]
-    fn place(
-        &self,
-        page: u64,
-        slot: usize,
-        word: usize,
-        delta: u64,
-        len: usize,
-        now: u64,
-    ) -> Reservation {
-        let (head, n) = format::data_header(len, delta);
-        self.store_words(slot, word, &head[..n]);
-        self.pages.meta(slot).entries.add(1);
+    fn place(&self, at: Place, len: usize) -> Reservation {
+        let (head, n) = format::data_header(len, at.delta);
+        self.store_words(at.slot, at.word, &head[..n]);
+        self.pages.meta(at.slot).entries.add(1);
         self.written.add(1);
-        self.last_ts.store(now, Relaxed);
+        self.last_ts.store(at.now, Relaxed);
         Reservation {
-            page,
-            slot,
-            word: word + n,
+            page: at.page,
+            slot: at.slot,
+            word: at.word + n,
             len,
         }
     }
