@@ -5,6 +5,8 @@
 
 use core::fmt;
 
+mod columns;
+
 /// `trace_entry.flags`: interrupts were off.
 pub(crate) const FLAG_IRQS_OFF: u8 = 0x01;
 /// `trace_entry.flags`: a lazy reschedule was pending.
@@ -144,7 +146,12 @@ pub(crate) fn write_context(
     ts: u64,
     style: ContextStyle,
 ) -> fmt::Result {
-    write!(out, "{comm:>16}-{:<7} ", entry.pid)?;
+    // `{comm:>16}-{pid:<7} `, and so on, padded without `core::fmt`'s
+    // call per fill character (see `columns`).
+    columns::right(out, comm, 16)?;
+    out.write_str("-")?;
+    columns::signed_left(out, i64::from(entry.pid), 7)?;
+    out.write_str(" ")?;
     if style.tgid {
         if tgid == 0 {
             out.write_str("(-------) ")?;
@@ -152,18 +159,24 @@ pub(crate) fn write_context(
             write!(out, "({tgid:7}) ")?;
         }
     }
-    write!(out, "[{cpu:03}] ")?;
+    out.write_str("[")?;
+    columns::zero_padded(out, u64::from(cpu), 3)?;
+    out.write_str("] ")?;
     if style.irq_info {
-        for c in latency_flags(entry.flags, entry.preempt_count) {
-            out.write_char(char::from(c))?;
-        }
+        let flags = latency_flags(entry.flags, entry.preempt_count);
+        // The flags are ASCII.
+        out.write_str(core::str::from_utf8(&flags).unwrap_or("....."))?;
     }
+    out.write_str(" ")?;
     if style.ts_in_ns {
         let micros = ts / 1000;
-        write!(out, " {:5}.{:06}: ", micros / 1_000_000, micros % 1_000_000)
+        columns::number(out, micros / 1_000_000, 5)?;
+        out.write_str(".")?;
+        columns::zero_padded(out, micros % 1_000_000, 6)?;
     } else {
-        write!(out, " {ts:12}: ")
+        columns::number(out, ts, 12)?;
     }
+    out.write_str(": ")
 }
 
 /// Writes the header of the `trace` file (`print_event_info`, then
@@ -392,6 +405,34 @@ mod tests {
         };
         let line = text(|s| write_context(s, "bash", 0, &e, 1, 42, style));
         assert_eq!(line, "            bash-1234    [001] .....           42: ");
+    }
+
+    #[test]
+    fn context_columns_pad_as_the_format_they_replace() {
+        let reference = |comm: &str, pid: i32, cpu: u32, ts: u64| {
+            let micros = ts / 1000;
+            format!(
+                "{comm:>16}-{pid:<7} [{cpu:03}] ..... {:5}.{:06}: ",
+                micros / 1_000_000,
+                micros % 1_000_000
+            )
+        };
+        let cases = [
+            ("", 0, 0, 0),
+            ("rftracetest", 191, 1, 5_671_877_000),
+            ("a-name-of-16-chr", 1_234_567, 12, 99_999_999_999_999),
+            ("kworker/u8:2-events_unbound", -1, 1023, u64::MAX),
+        ];
+        for (comm, pid, cpu, ts) in cases {
+            let e = EntryHeader {
+                kind: 1,
+                flags: 0,
+                preempt_count: 0,
+                pid,
+            };
+            let line = text(|s| write_context(s, comm, 0, &e, cpu, ts, STYLE));
+            assert_eq!(line, reference(comm, pid, cpu, ts));
+        }
     }
 
     #[test]
