@@ -84,6 +84,25 @@ set -- $(alternate getpid_run "$rftrace" "$tracing"); rf_u=$1 ft_u=$2
 loop_off_run() { traced_run "${1%% *}" tracee_relevant:mod:ftrace_ops kernel_loop off; }
 set -- $(alternate loop_off_run "$rftrace" "$tracing"); rf_k_off=$1 ft_k_off=$2
 
+# Bytes per second of `trace` read as text over the function events of
+# one getpid loop (a full buffer of the same size on both sides: each line
+# names two functions), the median of ROUNDS reads each, alternately.
+read_run() { # dir
+	echo > "$1/trace"
+	echo __task_pid_nr_ns > "$1/set_ftrace_filter"
+	echo function > "$1/current_tracer"
+	getpid_loop > /dev/null
+	echo 0 > "$1/tracing_on"
+	rate=$("$bin/rawdecode" --drain "$1/trace" | awk '{ if ($2 > 0) printf "%d\n", $1 * 1000000000 / $2; else print "n/a" }')
+	log "$1: $(grep -c ' <-' "$1/trace") function events read at $rate bytes/s"
+	echo 1 > "$1/tracing_on"
+	echo nop > "$1/current_tracer"
+	echo > "$1/set_ftrace_filter"
+	echo > "$1/trace"
+	echo "$rate"
+}
+set -- $(PICK=median alternate read_run "$rftrace" "$tracing"); rf_read=$1 ft_read=$2
+
 log "sites: rftrace $(wc -l < "$rftrace/available_filter_functions"), ftrace $(wc -l < "$tracing/available_filter_functions")"
 # Twice each, alternately; the best start and the best stop of each.
 for i in 1 2; do
@@ -106,6 +125,7 @@ row "ns per traced getpid (lower better)" "$rf_u" "$ft_u"
 row "  ns added by tracing, getpid" "$(minus "$rf_u" "$u_idle")" "$(minus "$ft_u" "$u_idle")"
 row "ms to start tracing all functions" "$rf_start" "$ft_start"
 row "ms to stop tracing all functions" "$rf_stop" "$ft_stop"
+row "trace read bytes/s of function events (higher)" "$rf_read" "$ft_read"
 header "rftrace not tracing" loaded unloaded
 row "ns per untraced call, in-kernel loop" "$k_idle" "$k_off"
 row "ns per untraced getpid" "$u_idle" "$u_off"
