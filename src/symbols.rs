@@ -9,7 +9,7 @@ use crate::bindings;
 use crate::kernel_api::kallsyms::{with_symbol, Form};
 use crate::ksyms;
 use crate::portable::records::Symbols;
-use crate::portable::symbol_cache::{Lifetime, Slot, SymbolCache};
+use crate::portable::symbol_cache::{module_in, Lifetime, Slot, SymbolCache};
 use core::{cell::RefCell, fmt};
 use kernel::{
     prelude::*,
@@ -77,8 +77,8 @@ pub(crate) fn modules_changed() {
     MODULE_CHANGES.fetch_add(1, Relaxed);
 }
 
-/// How many addresses a reader keeps the names of (`TEXT_LEN` + 32 bytes
-/// each).
+/// How many addresses a reader keeps the names of (136 bytes each: 68 KiB
+/// a reader).
 const CACHED_NAMES: usize = 512;
 
 /// Names addresses with kallsyms like [`Kallsyms`], keeping the names it
@@ -130,11 +130,9 @@ fn lifetime_of(address: usize, text: &[u8], changes: u64) -> Option<Lifetime> {
     if ksyms::kernel_text().contains(&address) {
         return Some(Lifetime::Always);
     }
-    // A module's name ends in ` [module]`; ftrace's trampolines are named
-    // as if of a module `__builtin__ftrace`, but come and go with ftrace.
-    let module = text.strip_suffix(b"]")?;
-    let module = &module[module.iter().rposition(|&b| b == b'[')? + 1..];
-    (module != b"__builtin__ftrace").then_some(Lifetime::UntilModulesChange { changes })
+    // ftrace's trampolines are named as if of a module
+    // `__builtin__ftrace`, but come and go with ftrace.
+    (module_in(text)? != b"__builtin__ftrace").then_some(Lifetime::UntilModulesChange { changes })
 }
 
 /// Writes kallsyms' `text` for an address as ftrace names it; `None` if it

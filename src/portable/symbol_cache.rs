@@ -32,6 +32,14 @@ pub(crate) enum Lifetime {
     UntilModulesChange { changes: u64 },
 }
 
+/// The module kallsyms names in `text` (`name [module]`, or with `%pS`'s
+/// `+off/size` before the module), if any.
+pub(crate) fn module_in(text: &[u8]) -> Option<&[u8]> {
+    let rest = text.strip_suffix(b"]")?;
+    let open = rest.iter().rposition(|&b| b == b'[')?;
+    (open > 0 && rest[open - 1] == b' ').then(|| &rest[open + 1..])
+}
+
 /// What makes a slot's text valid: `EMPTY`, `ALWAYS`, or one more than the
 /// count of module changes it was looked up at.
 type Validity = u64;
@@ -184,6 +192,28 @@ mod tests {
         let mut none = cache(0);
         none.put(0x1000, false, Lifetime::Always, b"f");
         assert_eq!(none.get(0x1000, false, 0), None);
+    }
+
+    #[test]
+    fn a_slot_is_136_bytes() {
+        assert_eq!(core::mem::size_of::<Slot>(), 136);
+    }
+
+    #[test]
+    fn the_module_of_a_name() {
+        assert_eq!(module_in(b"vfs_read"), None);
+        assert_eq!(module_in(b"vfs_read+0x4/0x120"), None);
+        assert_eq!(module_in(b"f [m]"), Some(&b"m"[..]));
+        assert_eq!(
+            module_in(b"f+0x4/0x10 [rftrace_pin]"),
+            Some(&b"rftrace_pin"[..])
+        );
+        assert_eq!(
+            module_in(b"ftrace_trampoline [__builtin__ftrace]"),
+            Some(&b"__builtin__ftrace"[..])
+        );
+        assert_eq!(module_in(b"0xffffffffa0069013"), None);
+        assert_eq!(module_in(b"[m]"), None);
     }
 
     #[test]
